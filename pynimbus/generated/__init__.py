@@ -1,0 +1,125 @@
+"""Thrift code generated from ``storm.thrift`` (the subpackage ``storm`` is compiler output).
+
+``pynimbus/generated/storm/`` is written by ``python -m pynimbus.thrift_codegen`` and never
+edited by hand; ``tests/test_generated_code.py`` regenerates it and fails on any difference.
+
+This module is ours.  It applies, once, the single fix the stock Python generator needs for
+Storm's IDL: Storm keys maps by containers and structs (``Assignment.executor_node_port`` is a
+``map<list<i64>, NodeInfo>``, ``Assignment.worker_resources`` a ``map<NodeInfo, ...>``,
+``ClusterWorkerHeartbeat.executor_stats`` a ``map<ExecutorInfo, ...>``).  The generated readers
+build a ``list`` key and the generated structs define ``__eq__`` without ``__hash__``, so
+decoding such a map raises ``TypeError: unhashable``.  :func:`make_map_keys_hashable` marks
+container map keys immutable in ``thrift_spec`` (list -> tuple, set -> frozenset, honoured by
+both the C accelerator and the pure-Python spec reader), routes the affected structs' pure-Python
+``read`` through that spec reader, and gives key structs a value hash.
+"""
+
+from thrift.Thrift import TType
+from thrift.transport import TTransport
+
+_CONTAINERS = (TType.LIST, TType.SET, TType.MAP)
+
+
+def _frozen_typeargs(ttype, typeargs):
+    """Return ``typeargs`` of a container value with every nested container marked immutable."""
+    if ttype in (TType.LIST, TType.SET):
+        etype, espec, _ = typeargs
+        return (etype, _frozen_typeargs(etype, espec), True)
+    if ttype == TType.MAP:
+        ktype, kspec, vtype, vspec, _ = typeargs
+        return (ktype, _frozen_typeargs(ktype, kspec), vtype, _frozen_typeargs(vtype, vspec), True)
+    return typeargs
+
+
+def _fix_typeargs(ttype, typeargs, key_structs):
+    """Return ``typeargs`` with hashable map keys; collect struct classes used as keys."""
+    if ttype in (TType.LIST, TType.SET):
+        etype, espec, immutable = typeargs
+        if ttype == TType.SET and etype == TType.STRUCT:
+            key_structs.add(espec[0])
+        return (etype, _fix_typeargs(etype, espec, key_structs), immutable)
+    if ttype == TType.MAP:
+        ktype, kspec, vtype, vspec, immutable = typeargs
+        if ktype in _CONTAINERS:
+            kspec = _frozen_typeargs(ktype, kspec)
+        elif ktype == TType.STRUCT:
+            key_structs.add(kspec[0])
+        return (ktype, kspec, vtype, _fix_typeargs(vtype, vspec, key_structs), immutable)
+    return typeargs
+
+
+def _hashable(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return frozenset((_hashable(k), _hashable(v)) for k, v in value.items())
+    return value
+
+
+def _struct_hash(self):
+    return hash((type(self).__name__,) + tuple(
+        _hashable(getattr(self, field[2])) for field in self.thrift_spec if field is not None))
+
+
+def _spec_read(self, iprot):
+    """Read through the (fixed) spec: the generated ``read`` would build unhashable keys."""
+    if (iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport)):
+        iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+    else:
+        iprot.readStruct(self, self.thrift_spec)
+
+
+def _struct_classes(modules):
+    for module in modules:
+        for cls in list(vars(module).values()):
+            if isinstance(cls, type) and getattr(cls, "thrift_spec", None):
+                yield cls
+
+
+def _relink_struct_specs(ttype, typeargs):
+    """Point nested ``[cls, spec]`` struct references at ``cls``'s current spec.
+
+    The generated modules resolved these references (``fix_spec``) before we replaced some
+    specs, and the C accelerator decodes nested structs with the referenced spec.
+    """
+    if ttype == TType.STRUCT:
+        typeargs[1] = typeargs[0].thrift_spec
+    elif ttype in (TType.LIST, TType.SET):
+        _relink_struct_specs(typeargs[0], typeargs[1])
+    elif ttype == TType.MAP:
+        _relink_struct_specs(typeargs[0], typeargs[1])
+        _relink_struct_specs(typeargs[2], typeargs[3])
+
+
+def make_map_keys_hashable(modules):
+    """Apply the fix to every Thrift struct class in ``modules``; return the fixed classes."""
+    classes = list(_struct_classes(modules))
+    key_structs, fixed = set(), []
+    for cls in classes:
+        spec = cls.thrift_spec
+        new_spec = tuple(
+            None if field is None
+            else field[:3] + (_fix_typeargs(field[1], field[3], key_structs),) + field[4:]
+            for field in spec)
+        if new_spec != spec:
+            cls.thrift_spec = new_spec
+            cls.read = _spec_read
+            fixed.append(cls)
+    for cls in key_structs:
+        cls.__hash__ = _struct_hash
+    for cls in classes:
+        for field in cls.thrift_spec:
+            if field is not None:
+                _relink_struct_specs(field[1], field[3])
+    return fixed
+
+
+from .storm import ttypes as _ttypes  # noqa: E402  (the fix must follow the helpers)
+from .storm import Nimbus as _nimbus  # noqa: E402
+from .storm import Supervisor as _supervisor  # noqa: E402
+from .storm import DistributedRPC as _drpc  # noqa: E402
+from .storm import DistributedRPCInvocations as _drpc_invocations  # noqa: E402
+
+make_map_keys_hashable((_ttypes, _nimbus, _supervisor, _drpc, _drpc_invocations))
