@@ -1,0 +1,114 @@
+"""Configuration like Storm's: defaults, then ``storm.yaml``, then ``-c key=value`` overrides.
+
+Port of the reading order of ``Utils.readStormConfig`` (Storm 1.2.4): ``defaults.yaml``, then
+the user's ``storm.yaml`` (``--config FILE``, else ``$STORM_CONF_DIR/storm.yaml``), then the
+command-line options ``-c key=value`` (``Utils.readCommandLineOpts``: the value is parsed as
+JSON, and taken as a plain string where it is not JSON).
+
+Deliberate differences from Storm's defaults, each so that one machine needs no other service:
+
+* ``storm.zookeeper.servers`` defaults to ``[]``: with no ZooKeeper servers configured the
+  embedded cluster-state store is used.  A ``storm.yaml`` that lists servers selects ZooKeeper.
+"""
+
+import json
+import os
+
+import yaml
+
+from .storm_defaults import STORM_DEFAULTS
+
+PYNIMBUS_DEFAULTS = {
+    "storm.zookeeper.servers": [],
+    # Which Storm generation's submit logic and messages to follow (issue 3): "1.x" or "2.x".
+    "pynimbus.storm.compat": "1.x",
+    # Address the Thrift server binds; Storm binds every interface.  `pynimbus dev` uses loopback.
+    "pynimbus.thrift.bind.address": "0.0.0.0",
+    # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
+    "pynimbus.embedded.state.dir": None,
+}
+
+
+class ConfigError(ValueError):
+    """A configuration file or option that cannot be read; the message says which and why."""
+
+
+def default_config():
+    """Return a fresh dict of every default pynimbus knows: Storm's, then ours."""
+    conf = dict(STORM_DEFAULTS)
+    conf.update(PYNIMBUS_DEFAULTS)
+    return conf
+
+
+def parse_command_line_opt(option):
+    """Parse one ``key=value`` option as Storm's ``readCommandLineOpts`` does.
+
+    :raises ConfigError: when there is no ``=`` or the key is empty.
+    """
+    key, sep, value = option.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError("config option %r is not of the form key=value" % option)
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def read_yaml_file(path):
+    """Return the mapping in the YAML file at ``path`` ({} for an empty file).
+
+    :raises ConfigError: when the file cannot be read or is not a YAML mapping.
+    """
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError("cannot read config file %s: %s" % (path, e.strerror))
+    except yaml.YAMLError as e:
+        raise ConfigError("config file %s is not valid YAML: %s" % (path, e))
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError("config file %s must hold a mapping of keys to values" % path)
+    return data
+
+
+def storm_yaml_path(config_file=None, environ=None):
+    """Return the ``storm.yaml`` to read: ``config_file``, else ``$STORM_CONF_DIR/storm.yaml``."""
+    if config_file:
+        return config_file
+    environ = os.environ if environ is None else environ
+    conf_dir = environ.get("STORM_CONF_DIR")
+    if conf_dir:
+        candidate = os.path.join(conf_dir, "storm.yaml")
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def read_storm_config(config_file=None, options=(), environ=None, base=None):
+    """Return the effective configuration: defaults (or ``base``), storm.yaml, then options.
+
+    :param options: ``key=value`` strings as given to ``-c``.
+    :raises ConfigError: for an unreadable file or a malformed option.
+    """
+    conf = default_config() if base is None else dict(base)
+    path = storm_yaml_path(config_file, environ)
+    if path is not None:
+        conf.update(read_yaml_file(path))
+    for option in options:
+        key, value = parse_command_line_opt(option)
+        conf[key] = value
+    return conf
+
+
+def embedded_state_dir(conf):
+    """Return the directory of the embedded cluster-state store for ``conf``."""
+    return conf.get("pynimbus.embedded.state.dir") or os.path.join(
+        os.path.abspath(conf["storm.local.dir"]), "embedded-state")
+
+
+def uses_zookeeper(conf):
+    """True when ZooKeeper servers are configured (else the embedded store is used)."""
+    return bool(conf.get("storm.zookeeper.servers"))
