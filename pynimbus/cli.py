@@ -1,0 +1,119 @@
+"""The ``pynimbus`` command: ``nimbus`` and ``dev``, with Storm-style configuration options.
+
+``pynimbus [--config FILE] [-c key=value ...] nimbus`` runs Nimbus with the configuration read
+as Storm reads it (:mod:`pynimbus.config`).  ``pynimbus dev`` runs the same Nimbus for one
+machine: the embedded cluster-state store, loopback only, host name ``localhost`` (the default
+``nimbus.seeds`` of the stock ``storm`` client), ready for a supervisor on the same host.
+"""
+
+import argparse
+import logging
+import os
+import sys
+
+from pynimbus import STORM_VERSION, __version__
+from pynimbus.config import ConfigError, read_storm_config
+
+log = logging.getLogger("pynimbus")
+
+DEV_DEFAULTS = {
+    "pynimbus.thrift.bind.address": "127.0.0.1",
+    "storm.local.hostname": "localhost",
+    "nimbus.seeds": ["localhost"],
+}
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="pynimbus",
+        description="A Storm-compatible Nimbus (Apache Storm's master daemon) in Python.")
+    parser.add_argument("--version", action="version",
+                        version="pynimbus %s (Storm %s compatible)" % (__version__, STORM_VERSION))
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE",
+                        help="storm.yaml to read (default: $STORM_CONF_DIR/storm.yaml if present)")
+    common.add_argument("-c", dest="options", metavar="KEY=VALUE", action="append", default=[],
+                        help="override a config key, as `storm -c` does (value parsed as JSON)")
+    common.add_argument("--log-level", default="INFO",
+                        choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level (INFO)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    sub.add_parser(
+        "nimbus", parents=[common],
+        help="run Nimbus (Thrift on nimbus.thrift.port, default 6627)",
+        description="Run Nimbus with the configuration from storm.yaml and -c options. "
+                    "With storm.zookeeper.servers set it uses that ZooKeeper; otherwise the "
+                    "embedded store under storm.local.dir.")
+    sub.add_parser(
+        "dev", parents=[common],
+        help="run Nimbus for one machine: embedded store, 127.0.0.1:6627",
+        description="Run Nimbus for development on one machine: the embedded cluster-state "
+                    "store (no ZooKeeper, no JVM), bound to 127.0.0.1, advertised as localhost.")
+    return parser
+
+
+def load_config(args):
+    """Return the effective conf for the parsed ``args`` (dev defaults under storm.yaml)."""
+    conf = read_storm_config(args.config, args.options)
+    if args.command == "dev":
+        user = read_storm_config(args.config, args.options, base={})
+        for key, value in DEV_DEFAULTS.items():
+            conf[key] = user.get(key, value)
+        conf["storm.zookeeper.servers"] = user.get("storm.zookeeper.servers", [])
+    return conf
+
+
+def setup_logging(conf, level):
+    """Log to stderr and to ``<storm.local.dir>/logs/nimbus.log``; return the file's path."""
+    log_dir = conf.get("storm.log.dir") or os.path.join(
+        os.path.abspath(conf["storm.local.dir"]), "logs")
+    os.makedirs(log_dir, exist_ok=True)
+    path = os.path.join(log_dir, "nimbus.log")
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    root = logging.getLogger()
+    root.setLevel(level)
+    for handler in (logging.StreamHandler(sys.stderr), logging.FileHandler(path)):
+        handler.setFormatter(fmt)
+        root.addHandler(handler)
+    return path
+
+
+def run_nimbus(conf):
+    """Run a NimbusDaemon on the global reactor until SIGINT/SIGTERM; return an exit code."""
+    from twisted.internet import reactor
+    from twisted.python import log as twisted_log
+
+    from pynimbus.nimbus import NimbusDaemon
+
+    twisted_log.PythonLoggingObserver(loggerName="twisted").start()
+    daemon = NimbusDaemon(conf, reactor)
+    outcome = {"code": 0}
+
+    def failed(failure):
+        log.error("Nimbus could not start: %s", failure.getErrorMessage())
+        log.debug("%s", failure.getTraceback())
+        outcome["code"] = 1
+        reactor.stop()
+
+    def started(_):
+        reactor.addSystemEventTrigger("before", "shutdown", daemon.stop)
+
+    reactor.callWhenRunning(lambda: daemon.start().addCallbacks(started, failed))
+    reactor.run()  # installs SIGINT/SIGTERM handlers that stop the reactor cleanly
+    return outcome["code"]
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        conf = load_config(args)
+    except ConfigError as e:
+        parser.exit(2, "pynimbus: %s\n" % e)
+    path = setup_logging(conf, args.log_level)
+    log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
+    return run_nimbus(conf)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Read-only Nimbus calls: cluster summary, leader, conf, topology look-ups by id or name.
+
+Ports of nimbus.clj (1.2.4) ``get-cluster-info``, ``make-supervisor-summary``, ``getLeader``,
+``isTopologyNameAllowed``, ``getNimbusConf``, and of the 2.8.8 ``getTopologySummaries`` family.
+Cluster state is read in a thread (``run_blocking``) so the reactor never waits on ZooKeeper.
+Topology pages with real content (executors, stats) belong to the submission work (issue 3);
+until a topology exists every per-topology query answers ``NotAliveException`` as Storm does
+for an unknown id.
+"""
+
+import json
+import time
+
+from twisted.internet.threads import deferToThread
+
+from pynimbus.clojure_port.names import validate_topology_name
+from pynimbus.generated.storm.ttypes import (
+    ClusterSummary, InvalidTopologyException, NotAliveException,
+    SupervisorSummary, TopologyStatus, TopologySummary)
+
+
+def status_string(status):
+    """Port of ``extract-status-str``: the upper-case name of a TopologyStatus value."""
+    return TopologyStatus._VALUES_TO_NAMES.get(status, "UNKNOWN")
+
+
+def executor_tasks(executor):
+    """Port of ``executor-id->tasks``: the task ids of executor ``(start, end)``."""
+    start, end = executor
+    return range(start, end + 1)
+
+
+def topology_summary(storm_id, base, assignment, now):
+    """Port of the topology part of ``get-cluster-info`` (1.2.4) for one StormBase."""
+    executor_node_port = assignment.executor_node_port if assignment else {}
+    summary = TopologySummary(
+        id=storm_id,
+        name=base.name,
+        num_tasks=sum(len(executor_tasks(e)) for e in executor_node_port),
+        num_executors=len(executor_node_port),
+        num_workers=len({(n.node, tuple(sorted(n.port))) for n in executor_node_port.values()}),
+        uptime_secs=max(0, int(now) - (base.launch_time_secs or int(now))),
+        status=status_string(base.status))
+    if base.owner:
+        summary.owner = base.owner
+    return summary
+
+
+def supervisor_summary(supervisor_id, info):
+    """Port of ``make-supervisor-summary`` (1.2.4)."""
+    summary = SupervisorSummary(
+        host=info.hostname,
+        uptime_secs=info.uptime_secs or 0,
+        num_workers=len(set(info.meta or ())),
+        num_used_workers=len(info.used_ports or ()),
+        supervisor_id=supervisor_id,
+        total_resources={k: float(v) for k, v in (info.resources_map or {}).items()})
+    if info.version:
+        summary.version = info.version
+    return summary
+
+
+class QueriesHandler:
+    """``getClusterInfo``, ``getLeader``, ``getNimbusConf``, name checks and id look-ups.
+
+    :param conf: the effective nimbus configuration (a dict).
+    :param cluster_state: a :class:`pynimbus.cluster.state.StormClusterState`.
+    :param leadership: an object with ``leader()`` -> ``"host:port"`` or None.
+    :param started_at: nimbus start time (Unix seconds).
+    """
+
+    def __init__(self, conf, cluster_state, leadership, started_at,
+                 run_blocking=deferToThread, clock=time.time):
+        self.conf = conf
+        self.state = cluster_state
+        self.leadership = leadership
+        self.started_at = started_at
+        self.run_blocking = run_blocking
+        self.clock = clock
+
+    @property
+    def compat(self):
+        return self.conf.get("pynimbus.storm.compat", "1.x")
+
+    # -- reading cluster state (in a thread) -------------------------------------------
+
+    def _bases(self):
+        bases = {}
+        for storm_id in self.state.active_storms():
+            base = self.state.storm_base(storm_id)
+            if base is not None:
+                bases[storm_id] = base
+        return bases
+
+    def _topology_summaries(self, now):
+        return [topology_summary(storm_id, base, self.state.assignment_info(storm_id), now)
+                for storm_id, base in sorted(self._bases().items())]
+
+    def _nimbus_summaries(self, now):
+        leader = self.leadership.leader()
+        summaries = []
+        for summary in self.state.nimbuses():
+            # /nimbuses holds the start time in uptime_secs; readers turn it into an uptime.
+            summary.uptime_secs = max(0, int(now) - summary.uptime_secs)
+            summary.isLeader = leader == "%s:%s" % (summary.host, summary.port)
+            summaries.append(summary)
+        return summaries
+
+    def _cluster_info(self):
+        now = self.clock()
+        supervisors = []
+        for supervisor_id in self.state.supervisors():
+            info = self.state.supervisor_info(supervisor_id)
+            if info is not None:
+                supervisors.append(supervisor_summary(supervisor_id, info))
+        summary = ClusterSummary(supervisors=supervisors,
+                                 topologies=self._topology_summaries(now),
+                                 nimbuses=self._nimbus_summaries(now))
+        summary.nimbus_uptime_secs = max(0, int(now - self.started_at))
+        return summary
+
+    def _leader(self):
+        for summary in self._nimbus_summaries(self.clock()):
+            if summary.isLeader:
+                return summary
+        # 1.2.4 fails here too (NullPointerException, an internal error on the wire), which
+        # makes Java clients try their next seed.
+        raise RuntimeError("no leader nimbus is registered under /nimbuses")
+
+    def _storm_id_of(self, name):
+        """Port of ``get-storm-id``: the id of the live topology called ``name``, or None."""
+        for storm_id, base in self._bases().items():
+            if base.name == name:
+                return storm_id
+        return None
+
+    def _name_allowed(self, name):
+        try:
+            validate_topology_name(name, self.compat)
+        except InvalidTopologyException:
+            return False
+        return self._storm_id_of(name) is None
+
+    def _require_storm_base(self, storm_id):
+        base = self.state.storm_base(storm_id) if storm_id else None
+        if base is None:
+            raise NotAliveException(msg=str(storm_id))
+        return base
+
+    def _summary_by_id(self, storm_id):
+        base = self._require_storm_base(storm_id)
+        return topology_summary(storm_id, base, self.state.assignment_info(storm_id), self.clock())
+
+    def _summary_by_name(self, name):
+        storm_id = self._storm_id_of(name)
+        if storm_id is None:
+            raise NotAliveException(msg="%s is not alive" % name)
+        return self._summary_by_id(storm_id)
+
+    def _topology_not_ready(self, storm_id):
+        self._require_storm_base(storm_id)
+        raise NotAliveException(msg="%s: topology details are not available yet" % storm_id)
+
+    # -- Thrift methods ----------------------------------------------------------------
+
+    def getNimbusConf(self):
+        return json.dumps(self.conf, default=str)
+
+    def getClusterInfo(self):
+        return self.run_blocking(self._cluster_info)
+
+    def getLeader(self):
+        return self.run_blocking(self._leader)
+
+    def isTopologyNameAllowed(self, name):
+        return self.run_blocking(self._name_allowed, name)
+
+    def getTopologySummaries(self):
+        return self.run_blocking(lambda: self._topology_summaries(self.clock()))
+
+    def getTopologySummary(self, storm_id):
+        return self.run_blocking(self._summary_by_id, storm_id)
+
+    def getTopologySummaryByName(self, name):
+        return self.run_blocking(self._summary_by_name, name)
+
+    def _by_id(self, storm_id, *ignored):
+        return self.run_blocking(self._topology_not_ready, storm_id)
+
+    def _by_name(self, name, *ignored):
+        def look_up():
+            storm_id = self._storm_id_of(name)
+            if storm_id is None:
+                raise NotAliveException(msg="%s is not alive" % name)
+            return self._topology_not_ready(storm_id)
+        return self.run_blocking(look_up)
+
+    getTopologyInfo = getTopologyInfoWithOpts = getTopologyConf = _by_id
+    getTopology = getUserTopology = getTopologyPageInfo = getComponentPageInfo = _by_id
+    getTopologyInfoByName = getTopologyInfoByNameWithOpts = _by_name
