@@ -1,0 +1,102 @@
+"""Configuration is read as Storm reads it: defaults, storm.yaml, then -c options."""
+
+import pytest
+
+from pynimbus import cli
+from pynimbus.config import (
+    ConfigError, default_config, embedded_state_dir, parse_command_line_opt, read_storm_config,
+    storm_yaml_path, uses_zookeeper)
+
+
+def test_defaults_carry_storms_values():
+    """Storm's defaults are present with Storm 1.2.4's values."""
+    conf = default_config()
+    assert conf["nimbus.thrift.port"] == 6627
+    assert conf["nimbus.thrift.max_buffer_size"] == 1048576
+    assert conf["storm.zookeeper.root"] == "/storm"
+    assert conf["nimbus.monitor.freq.secs"] == 10
+    assert conf["supervisor.slots.ports"] == [6700, 6701, 6702, 6703]
+
+
+def test_no_zookeeper_servers_by_default_selects_the_embedded_store():
+    """With no servers configured the embedded store is used, rooted under storm.local.dir."""
+    conf = default_config()
+    assert not uses_zookeeper(conf)
+    assert embedded_state_dir(dict(conf, **{"storm.local.dir": "/x"})) == "/x/embedded-state"
+
+
+def test_storm_yaml_overrides_defaults_and_options_override_yaml(tmp_path):
+    """storm.yaml beats the defaults and -c beats storm.yaml."""
+    yaml_file = tmp_path / "storm.yaml"
+    yaml_file.write_text("nimbus.thrift.port: 7000\nstorm.zookeeper.servers: [zk1]\n")
+    conf = read_storm_config(str(yaml_file), ["nimbus.thrift.port=7001"])
+    assert conf["nimbus.thrift.port"] == 7001
+    assert conf["storm.zookeeper.servers"] == ["zk1"]
+    assert uses_zookeeper(conf)
+
+
+def test_storm_conf_dir_is_read_when_no_file_is_given(tmp_path):
+    """$STORM_CONF_DIR/storm.yaml is read when --config is not given."""
+    (tmp_path / "storm.yaml").write_text("topology.workers: 3\n")
+    assert storm_yaml_path(environ={"STORM_CONF_DIR": str(tmp_path)}) == str(tmp_path / "storm.yaml")
+    conf = read_storm_config(environ={"STORM_CONF_DIR": str(tmp_path)})
+    assert conf["topology.workers"] == 3
+
+
+@pytest.mark.parametrize("option, expected", [
+    ("a=1", ("a", 1)),
+    ("a=[1, 2]", ("a", [1, 2])),
+    ('a="quoted"', ("a", "quoted")),
+    ("a=plain text", ("a", "plain text")),
+    ("a=x=y", ("a", "x=y")),
+    ("a=true", ("a", True)),
+])
+def test_command_line_values_are_json_or_strings(option, expected):
+    """-c values are parsed as JSON and taken as strings where they are not JSON."""
+    assert parse_command_line_opt(option) == expected
+
+
+@pytest.mark.parametrize("option", ["novalue", "=1", ""])
+def test_malformed_options_are_refused(option):
+    """An option without a key or '=' is a ConfigError naming it."""
+    with pytest.raises(ConfigError, match="key=value"):
+        parse_command_line_opt(option)
+
+
+def test_unreadable_or_non_mapping_yaml_is_refused(tmp_path):
+    """A missing file, bad YAML or a YAML list is a ConfigError naming the file."""
+    with pytest.raises(ConfigError, match="cannot read"):
+        read_storm_config(str(tmp_path / "missing.yaml"))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [1\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        read_storm_config(str(bad))
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- 1\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        read_storm_config(str(listy))
+
+
+def test_dev_binds_loopback_and_keeps_user_choices(tmp_path):
+    """`pynimbus dev` defaults to loopback and localhost, but the user's storm.yaml wins."""
+    args = cli.build_parser().parse_args(["dev", "-c", "nimbus.thrift.port=7002"])
+    conf = cli.load_config(args)
+    assert conf["pynimbus.thrift.bind.address"] == "127.0.0.1"
+    assert conf["storm.local.hostname"] == "localhost"
+    assert conf["nimbus.thrift.port"] == 7002
+    yaml_file = tmp_path / "storm.yaml"
+    yaml_file.write_text("storm.local.hostname: myhost\n")
+    args = cli.build_parser().parse_args(["dev", "--config", str(yaml_file)])
+    assert cli.load_config(args)["storm.local.hostname"] == "myhost"
+
+
+def test_version_and_help(capsys):
+    """--version names the version; every subcommand has help."""
+    parser = cli.build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--version"])
+    assert "pynimbus" in capsys.readouterr().out
+    for command in ("nimbus", "dev"):
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--help"])
+        assert "--config" in capsys.readouterr().out
