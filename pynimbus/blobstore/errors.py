@@ -1,0 +1,58 @@
+"""Failures of the blob store and the inbox that Storm declares no Thrift exception for.
+
+Storm's Nimbus throws ``RuntimeException`` for these ("Blob for session ... does not exist (or
+timed out)", "File for that location does not exist (or timed out)"); libthrift turns that into
+a ``TApplicationException`` INTERNAL_ERROR.  pynimbus keeps that class on the wire but carries
+our message, which says what to do: :func:`as_application_error` makes the exception a handler
+raises, and :func:`storm_errors` applies it to a handler's synchronous body.  Declared Thrift
+exceptions (AuthorizationException, KeyNotFoundException, ...) pass through unchanged.
+"""
+
+import functools
+
+from thrift.Thrift import TApplicationException
+
+
+class BlobStoreError(Exception):
+    """Base of the blob store's and the inbox's own failures; the message is for the user."""
+
+
+class UnknownSessionError(BlobStoreError):
+    """An upload, download or listing session id nimbus does not hold: never issued, already
+    finished, cancelled, or idle longer than its expiration."""
+
+
+class UnknownUploadLocationError(UnknownSessionError):
+    """A jar upload location that is not an open upload (uploadChunk, finishFileUpload) or a
+    finished one (submitTopology)."""
+
+
+class UnknownFileError(BlobStoreError):
+    """A beginFileDownload name that is neither a finished upload, a registered file, nor a
+    blob key."""
+
+
+class BlobConflictError(BlobStoreError):
+    """An upload that cannot be committed because the key changed meanwhile: created by
+    another upload, or deleted while it was being updated."""
+
+
+class InvalidReplicationError(BlobStoreError, ValueError):
+    """A replication factor below 1."""
+
+
+def as_application_error(error):
+    """The ``TApplicationException`` INTERNAL_ERROR that carries ``error``'s message."""
+    return TApplicationException(TApplicationException.INTERNAL_ERROR, str(error))
+
+
+def storm_errors(function):
+    """Decorate a handler body so :class:`BlobStoreError` reaches the client as Storm's
+    exception class with our message; anything else propagates unchanged."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except BlobStoreError as error:
+            raise as_application_error(error) from error
+    return wrapper
