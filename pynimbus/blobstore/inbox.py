@@ -65,7 +65,9 @@ class _Upload:
 
 
 class Inbox:
-    """Jar uploads into ``<storm.local.dir>/nimbus/inbox`` and chunked file downloads.
+    """Jar uploads into ``<storm.local.dir>/nimbus/inbox`` and chunked file downloads.  Opening
+    removes partial uploads, so keep one inbox object per directory (shared by the files and
+    submission handlers).
 
     :param conf: the nimbus configuration: ``storm.local.dir``,
         ``nimbus.file.copy.expiration.secs`` (idle uploads and downloads expire),

@@ -241,7 +241,8 @@ class BlobReader:
 
 
 class LocalFsBlobStore:
-    """Blobs in a directory on nimbus's disk; survives restarts.
+    """Blobs in a directory on nimbus's disk; survives restarts.  Opening removes unfinished
+    uploads, so keep one store object per directory (nimbus shares it between handlers).
 
     :param conf: the nimbus configuration (for the directory), unless ``base_dir`` is given.
     :param base_dir: the directory to keep blobs in (default :func:`blobstore_dir`).
