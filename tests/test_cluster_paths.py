@@ -1,0 +1,114 @@
+"""Unit tests of pynimbus.cluster.paths: Storm 1.2.4's paths and the name checks."""
+
+import pytest
+
+from pynimbus.cluster import paths
+
+BAD_NAMES = ["../x", "a/b", "", ".", "..", "/", None, 7]
+
+
+def test_startup_subtrees_are_storms_nine_directories():
+    """Startup creates the nine directories mk-storm-cluster-state creates, in its order."""
+    assert paths.STARTUP_SUBTREES == (
+        "/assignments", "/storms", "/supervisors", "/workerbeats", "/errors", "/blobstore",
+        "/nimbuses", "/logconfigs", "/backpressure")
+
+
+@pytest.mark.parametrize("path, expected", [
+    (paths.assignment_path("wc-1-1700000000"), "/assignments/wc-1-1700000000"),
+    (paths.storm_path("wc-1-1700000000"), "/storms/wc-1-1700000000"),
+    (paths.supervisor_path("sup-a1"), "/supervisors/sup-a1"),
+    (paths.workerbeat_storm_root("t-1"), "/workerbeats/t-1"),
+    (paths.workerbeat_path("t-1", "sup-a1", 6700), "/workerbeats/t-1/sup-a1-6700"),
+    (paths.backpressure_storm_root("t-1"), "/backpressure/t-1"),
+    (paths.backpressure_path("t-1", "sup-a1", 6701), "/backpressure/t-1/sup-a1-6701"),
+    (paths.backpressure_full_path("t-1", "sup-a1-6701"), "/backpressure/t-1/sup-a1-6701"),
+    (paths.error_storm_root("t-1"), "/errors/t-1"),
+    (paths.error_path("t-1", "split"), "/errors/t-1/split"),
+    (paths.last_error_path("t-1", "split"), "/errors/t-1/split-last-error"),
+    (paths.credentials_path("t-1"), "/credentials/t-1"),
+    (paths.log_config_path("t-1"), "/logconfigs/t-1"),
+    (paths.profiler_config_path("t-1"), "/profilerconfigs/t-1"),
+    (paths.profiler_config_path("t-1", "host1", 6700, "JSTACK_DUMP"),
+     "/profilerconfigs/t-1/host1_6700_JSTACK_DUMP"),
+    (paths.blobstore_path("t-1-stormjar.jar"), "/blobstore/t-1-stormjar.jar"),
+    (paths.blobstore_nimbus_path("t-1-stormjar.jar", "nimbus1:6627", 3),
+     "/blobstore/t-1-stormjar.jar/nimbus1:6627-3"),
+    (paths.blobstore_max_key_sequence_number_path("k"), "/blobstoremaxkeysequencenumber/k"),
+    (paths.nimbus_path("nimbus1:6627"), "/nimbuses/nimbus1:6627"),
+    (paths.leader_lock_path(), "/leader-lock"),
+])
+def test_paths_match_storm_1_2_4(path, expected):
+    """Each path function builds the exact path cluster.clj builds."""
+    assert path == expected
+
+
+@pytest.mark.parametrize("component, encoded", [
+    ("split", "split"),
+    ("my bolt", "my%20bolt"),
+    ("a+b~c.d_e-f", "a+b~c.d_e-f"),
+    ("a/b", "a%2Fb"),
+    ("spout*", "spout%2A"),
+    ("zählen", "z%C3%A4hlen"),
+    ("__acker", "__acker"),
+])
+def test_component_ids_are_url_encoded_like_ring_codec(component, encoded):
+    """Component ids in error paths are encoded as 1.2.4's ring-codec url-encode does."""
+    assert paths.error_path("t-1", component) == "/errors/t-1/" + encoded
+    assert paths.last_error_path("t-1", component) == "/errors/t-1/%s-last-error" % encoded
+
+
+@pytest.mark.parametrize("bad", BAD_NAMES)
+@pytest.mark.parametrize("make_path", [
+    paths.assignment_path, paths.storm_path, paths.supervisor_path, paths.credentials_path,
+    paths.log_config_path, paths.profiler_config_path, paths.workerbeat_storm_root,
+    paths.error_storm_root, paths.backpressure_storm_root, paths.blobstore_path,
+    paths.blobstore_max_key_sequence_number_path, paths.nimbus_path,
+])
+def test_untrusted_names_outside_one_segment_raise_value_error(make_path, bad):
+    """A name that is empty, holds '/', or is '.'/'..' (or not a string) is refused."""
+    with pytest.raises(ValueError):
+        make_path(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_NAMES)
+def test_names_inside_composite_paths_are_checked(bad):
+    """Node ids, hosts and nimbus ids inside composite names are checked as well."""
+    with pytest.raises(ValueError):
+        paths.workerbeat_path("t-1", bad, 6700)
+    with pytest.raises(ValueError):
+        paths.backpressure_path(bad, "sup", 6700)
+    with pytest.raises(ValueError):
+        paths.profiler_config_path("t-1", bad, 6700, "JMAP_DUMP")
+    with pytest.raises(ValueError):
+        paths.blobstore_nimbus_path("key", bad, 1)
+
+
+@pytest.mark.parametrize("component", ["", ".", ".."])
+def test_component_ids_that_encode_to_no_segment_are_refused(component):
+    """A component id that stays empty, '.' or '..' after encoding is refused."""
+    with pytest.raises(ValueError):
+        paths.error_path("t-1", component)
+
+
+@pytest.mark.parametrize("port", ["6700", -1, 6700.0, None, True])
+def test_ports_must_be_non_negative_ints(port):
+    """Ports in paths must be ints, so '6700' and 6700.0 cannot make different paths."""
+    with pytest.raises(ValueError):
+        paths.workerbeat_path("t-1", "sup", port)
+
+
+def test_the_error_message_names_what_was_wrong():
+    """The ValueError says which name was bad and why."""
+    with pytest.raises(ValueError, match=r"topology id '\.\./x' must not contain '/'"):
+        paths.assignment_path("../x")
+
+
+def test_parent_and_join_path():
+    """parent_path and join_path follow util.clj's parent-path and string joining."""
+    assert paths.parent_path("/a/b/c") == "/a/b"
+    assert paths.parent_path("/a") == "/"
+    assert paths.join_path("/", "a") == "/a"
+    assert paths.join_path("/a", "b") == "/a/b"
+    with pytest.raises(ValueError):
+        paths.join_path("/a", "..")
