@@ -11,13 +11,18 @@ import logging
 import socket
 import time
 
-from twisted.internet import defer
+from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION
+from pynimbus.blobstore.inbox import Inbox
+from pynimbus.blobstore.local import LocalFsBlobStore
+from pynimbus.cluster import LeaderLatch, make_cluster_state
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import NimbusSummary
 from pynimbus.handlers import NimbusHandler
+from pynimbus.handlers.blobs import BlobsHandler
+from pynimbus.handlers.files import FilesHandler
 from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.server import ThriftServerFactory
 
@@ -41,13 +46,18 @@ class NimbusDaemon:
         self.conf = conf
         self.reactor = reactor
         self.clock = clock
-        self.cluster_state_factory = cluster_state_factory or _default_cluster_state
+        self.cluster_state_factory = cluster_state_factory or make_cluster_state
         self.state = None
         self.latch = None
         self.port = None
         self.factory = None
         self.started_at = None
         self.host = nimbus_hostname(conf)
+        self.blob_store = None
+        self.inbox = None
+        self.files = None
+        self.blobs = None
+        self.timers = []
 
     @property
     def host_port(self):
@@ -62,34 +72,65 @@ class NimbusDaemon:
 
     @defer.inlineCallbacks
     def start(self):
+        """Open cluster state and stores, listen, register, queue for leadership, start timers.
+
+        :raises ClusterStateError: when the store (e.g. ZooKeeper) cannot be reached.
+        :raises twisted.internet.error.CannotListenError: when the port is taken.
+        """
         self.started_at = int(self.clock())
-        self.state = yield deferToThread(self.cluster_state_factory, self.conf)
-        handler = NimbusHandler(*self.build_concerns())
+        yield deferToThread(self._open_stores)
         self.factory = ThriftServerFactory(
-            Nimbus.Processor(handler), int(self.conf["nimbus.thrift.max_buffer_size"]))
+            Nimbus.Processor(NimbusHandler(*self.build_concerns())),
+            int(self.conf["nimbus.thrift.max_buffer_size"]))
         self.port = self.reactor.listenTCP(
             int(self.conf["nimbus.thrift.port"]), self.factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0")
+        self.blobs.nimbus_host_port = self.host_port  # known once the port is bound
         yield deferToThread(self._register)
+        yield self.blobs.setup_blobstore()
+        self._start_timers()
         log.info("Nimbus %s (Storm %s generation) serving on %s", self.host_port,
                  self.conf.get("pynimbus.storm.compat"), self.port.getHost())
         return self
 
+    def _open_stores(self):
+        self.state = self.cluster_state_factory(self.conf)
+        self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock)
+        self.inbox = Inbox(self.conf, clock=self.clock)
+
     def build_concerns(self):
         """The handler objects, one per concern, in the order they take methods."""
-        return [QueriesHandler(self.conf, self.state, self, self.started_at, clock=self.clock)]
+        self.files = FilesHandler(self.conf, inbox=self.inbox, blob_store=self.blob_store)
+        self.blobs = BlobsHandler(self.conf, self.blob_store, self.state, nimbus_host_port=None,
+                                  clock=self.clock)
+        return [QueriesHandler(self.conf, self.state, self, self.started_at, clock=self.clock),
+                self.files, self.blobs]
 
     def _register(self):
-        from pynimbus.cluster.leader import LeaderLatch
         summary = NimbusSummary(host=self.host, port=self.port.getHost().port,
                                 uptime_secs=self.started_at, isLeader=False,
                                 version=STORM_VERSION)
         self.state.add_nimbus_host(self.host_port, summary)
         self.latch = LeaderLatch(self.state.backend, self.host_port)
-        self.latch.start()
+
+    def _start_timers(self):
+        """nimbus.clj's recurring inbox cleaner, plus expiry of idle upload/download sessions."""
+        every = (
+            (self.conf["nimbus.cleanup.inbox.freq.secs"], self.files.clean_inbox),
+            (self.conf["nimbus.file.copy.expiration.secs"], self.files.expire_sessions),
+            (self.conf["nimbus.blobstore.expiration.secs"], self.blobs.expire_sessions),
+        )
+        for interval, work in every:
+            loop = task.LoopingCall(_logged, work)
+            loop.clock = self.reactor
+            loop.start(float(interval), now=False)
+            self.timers.append(loop)
 
     @defer.inlineCallbacks
     def stop(self):
+        for loop in self.timers:
+            if loop.running:
+                loop.stop()
         if self.port is not None:
             yield self.port.stopListening()
             self.factory.close_connections()
@@ -98,14 +139,16 @@ class NimbusDaemon:
         log.info("Nimbus stopped")
 
     def _unregister(self):
+        for concern in (self.files, self.blobs):
+            if concern is not None:
+                concern.close()
         if self.latch is not None:
             self.latch.close()
         self.state.close()
 
 
-def _default_cluster_state(conf):
-    from pynimbus.cluster.backend import make_backend
-    from pynimbus.cluster.state import StormClusterState
-    state = StormClusterState(make_backend(conf))
-    state.mkdirs()
-    return state
+def _logged(work):
+    """Run a timer's work; log its failure instead of stopping the timer."""
+    d = defer.maybeDeferred(work)
+    d.addErrback(lambda f: log.error("timer task failed: %s", f.getTraceback()))
+    return d

@@ -132,6 +132,7 @@ class ThriftServerFactory(protocol.ServerFactory):
     """Shared state of the server: the dispatcher, the frame limit, the open connections."""
 
     protocol = ThriftFrameProtocol
+    noisy = False  # one log line per start is enough (NimbusDaemon logs it)
 
     def __init__(self, processor, max_frame_size=DEFAULT_MAX_BUFFER_SIZE):
         self.dispatcher = ThriftDispatcher(processor)

@@ -54,7 +54,10 @@ def supervisor_summary(supervisor_id, info):
         num_workers=len(set(info.meta or ())),
         num_used_workers=len(info.used_ports or ()),
         supervisor_id=supervisor_id,
-        total_resources={k: float(v) for k, v in (info.resources_map or {}).items()})
+        total_resources={k: float(v) for k, v in (info.resources_map or {}).items()},
+        # 1.x Nimbus sets these from its resource bookkeeping; the 2.x fields are read by the
+        # 2.x UI.  Nothing is scheduled by resources yet, so nothing is used.
+        used_mem=0.0, used_cpu=0.0, fragmented_mem=0.0, fragmented_cpu=0.0, blacklisted=False)
     if info.version:
         summary.version = info.version
     return summary
