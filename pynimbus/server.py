@@ -67,6 +67,23 @@ class ThriftFrameProtocol(IntNStringReceiver):
         return "%s:%s" % (getattr(peer, "host", "?"), getattr(peer, "port", "?"))
 
 
+class _ReplyProtocol(TBinaryProtocolAccelerated):
+    """The output protocol of one call; notices a second message begun in the same buffer.
+
+    The generated processor writes a REPLY in a callback and, should that write fail (a result
+    that cannot be encoded), writes an EXCEPTION from its errback into the same buffer, after
+    the half-written REPLY.  ``restarted`` tells the dispatcher to send a clean error instead.
+    """
+
+    restarted = False
+    _begun = False
+
+    def writeMessageBegin(self, name, message_type, seqid):
+        self.restarted = self._begun
+        self._begun = True
+        super().writeMessageBegin(name, message_type, seqid)
+
+
 class ThriftDispatcher:
     """Decode one message, call the generated processor, encode the reply (or an exception).
 
@@ -74,9 +91,11 @@ class ThriftDispatcher:
     message header itself cannot be read (the connection is then closed, as libthrift does).
     """
 
-    def __init__(self, processor, protocol_class=TBinaryProtocolAccelerated):
+    def __init__(self, processor, protocol_class=TBinaryProtocolAccelerated,
+                 reply_protocol_class=_ReplyProtocol):
         self.processor = processor
         self.protocol_class = protocol_class
+        self.reply_protocol_class = reply_protocol_class
 
     def process_frame(self, frame):
         iprot = self.protocol_class(TMemoryBuffer(frame))
@@ -89,7 +108,7 @@ class ThriftDispatcher:
         if process is None:
             return defer.succeed(self._unknown_method(iprot, name, seqid))
         otrans = TMemoryBuffer()
-        oprot = self.protocol_class(otrans)
+        oprot = self.reply_protocol_class(otrans)
         try:
             d = process(self.processor, seqid, iprot, oprot)
         except Exception as e:  # the arguments did not decode
@@ -97,9 +116,14 @@ class ThriftDispatcher:
             return defer.succeed(application_exception_payload(
                 self.protocol_class, name, seqid, TApplicationException.PROTOCOL_ERROR,
                 "Bad arguments for %s: %s" % (name, e)))
-        d.addCallback(lambda _: otrans.getvalue())
+        d.addCallback(self._reply_payload, oprot, otrans, name, seqid)
         d.addErrback(self._write_failed, name, seqid)
         return d
+
+    def _reply_payload(self, _, oprot, otrans, name, seqid):
+        if oprot.restarted:
+            raise RuntimeError("the reply of %s could not be encoded" % name)
+        return otrans.getvalue()
 
     def _unknown_method(self, iprot, name, seqid):
         try:

@@ -347,11 +347,6 @@ def test_reply_after_client_disconnected_is_dropped(factory, stub):
     assert conn.proto not in factory.connections
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pynimbus bug: when encoding the success result fails, the generated errback writes an "
-    "EXCEPTION message after the REPLY header already in the same output buffer, so the client "
-    "gets one frame holding a REPLY header followed by an EXCEPTION 'Internal error' message "
-    "(see the report; fix in pynimbus/server.py ThriftDispatcher.process_frame)"))
 def test_unencodable_handler_result_gives_internal_error(factory):
     """A handler result that cannot be encoded (wrong type) gives INTERNAL_ERROR, not a hang."""
     class BadConcern:
