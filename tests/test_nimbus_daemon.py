@@ -64,3 +64,75 @@ def test_leadership_moves_when_the_leader_is_killed(two_nimbuses, wait_until):
 
     wait_until(second_leads_alone, timeout=30, what="the survivor to lead alone")
     assert _call(second, "getLeader").port == second.port
+
+
+@pytest.fixture(params=["embedded", pytest.param("zookeeper", marks=pytest.mark.zookeeper)])
+def nimbus_and_state(request, tmp_path):
+    """A `pynimbus dev` process and a StormClusterState of our own on the same cluster state."""
+    from pynimbus.cluster import make_cluster_state
+    from pynimbus.config import read_storm_config
+    options = _cluster_options(request.param, tmp_path, request)
+    local = tmp_path / "nimbus"
+    local.mkdir()
+    proc = NimbusProcess(local, options=options)
+    proc.start(timeout=30)
+    state = make_cluster_state(read_storm_config(options=options, environ={}))
+    yield proc, state
+    state.close()
+    proc.kill()
+
+
+def _supervisor_info(host, ports, used=()):
+    from pynimbus.generated.storm.ttypes import SupervisorInfo
+    return SupervisorInfo(time_secs=1700000000, hostname=host, assignment_id=host + "-id",
+                          used_ports=list(used), meta=list(ports), scheduler_meta={},
+                          uptime_secs=42, version="1.2.4", resources_map={"cpu": 400})
+
+
+def test_cluster_info_shows_supervisors_and_topologies_from_cluster_state(nimbus_and_state):
+    """Supervisors and topologies written by others appear in getClusterInfo as Storm sums them."""
+    from pynimbus.generated.storm.ttypes import (
+        Assignment, NodeInfo, StormBase, TopologyStatus)
+    proc, state = nimbus_and_state
+    state.supervisor_heartbeat("sup-a", _supervisor_info("host-a", [6700, 6701], used=[6700]))
+    state.activate_storm("wordcount-1-1700000000", StormBase(
+        name="wordcount", status=TopologyStatus.ACTIVE, num_workers=2,
+        launch_time_secs=1700000000, owner="alice"))
+    state.set_assignment("wordcount-1-1700000000", Assignment(
+        master_code_dir="/x", node_host={"sup-a": "host-a"},
+        executor_node_port={(1, 1): NodeInfo("sup-a", {6700}), (2, 4): NodeInfo("sup-a", {6701})},
+        executor_start_time_secs={(1, 1): 1700000000, (2, 4): 1700000000}, worker_resources={}))
+    state.activate_storm("idle-2-1700000001", StormBase(
+        name="idle", status=TopologyStatus.INACTIVE, num_workers=1,
+        launch_time_secs=1700000001))
+
+    info = _call(proc, "getClusterInfo")
+    [supervisor] = info.supervisors
+    assert (supervisor.host, supervisor.supervisor_id, supervisor.num_workers,
+            supervisor.num_used_workers, supervisor.uptime_secs, supervisor.version) == (
+        "host-a", "sup-a", 2, 1, 42, "1.2.4")
+    summaries = {t.name: t for t in info.topologies}
+    wordcount = summaries["wordcount"]
+    assert (wordcount.id, wordcount.num_tasks, wordcount.num_executors, wordcount.num_workers,
+            wordcount.status, wordcount.owner) == (
+        "wordcount-1-1700000000", 4, 2, 2, "ACTIVE", "alice")
+    assert (summaries["idle"].num_executors, summaries["idle"].status) == (0, "INACTIVE")
+    assert sorted(t.id for t in _call(proc, "getTopologySummaries")) == sorted(
+        ["wordcount-1-1700000000", "idle-2-1700000001"])
+    assert _call(proc, "getTopologySummaryByName", name="idle").id == "idle-2-1700000001"
+    assert _call(proc, "isTopologyNameAllowed", name="wordcount") is False
+    assert _call(proc, "isTopologyNameAllowed", name="wordcount2") is True
+
+
+def test_unknown_topology_queries_raise_not_alive(nimbus_and_state):
+    """Look-ups of an id or name nobody submitted raise NotAliveException naming it."""
+    from pynimbus.generated.storm.ttypes import NotAliveException
+    proc, _state = nimbus_and_state
+    for method, kwargs in [("getTopologyInfo", {"id": "nope-1-1"}),
+                           ("getTopologyConf", {"id": "nope-1-1"}),
+                           ("getTopology", {"id": "nope-1-1"}),
+                           ("getUserTopology", {"id": "nope-1-1"}),
+                           ("getTopologySummary", {"id": "nope-1-1"}),
+                           ("getTopologyInfoByName", {"name": "nope"})]:
+        with pytest.raises(NotAliveException, match="nope"):
+            _call(proc, method, **kwargs)
