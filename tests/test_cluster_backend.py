@@ -270,3 +270,29 @@ def test_embedded_sessions_leave_no_lock_files_behind(embedded_conf):
     assert os.listdir(sessions) == [backend.session_id + ".lock"]
     backend.close()
     assert os.listdir(sessions) == []
+
+
+def test_one_backend_is_safe_to_share_between_threads(open_backend):
+    """Threads (as deferToThread uses) sharing one backend lose no writes and see no errors."""
+    import threading
+    backend = open_backend()
+    backend.mkdirs("/threads/seq")
+    failures = []
+
+    def work(i):
+        try:
+            for j in range(25):
+                backend.set_data("/threads/t%d" % i, b"%d" % j)
+                backend.create("/threads/seq/s", b"", sequential=True)
+                assert backend.get("/threads/t%d" % i) == b"%d" % j
+        except Exception as e:  # reported below; an assert here would be lost in the thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert failures == []
+    assert sorted(backend.get_children("/threads/seq")) == ["s%010d" % i for i in range(200)]
+    assert all(backend.get("/threads/t%d" % i) == b"24" for i in range(8))

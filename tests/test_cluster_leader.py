@@ -79,3 +79,28 @@ def test_no_leader_without_participants_and_latches_start_once(open_backend):
     latch.close()
     latch.close()
     assert latch.leader() is None
+
+
+@pytest.mark.zookeeper
+def test_an_expired_leader_loses_leadership_and_queues_again(zookeeper_conf, wait_until):
+    """When the leader's ZooKeeper session expires, the next Nimbus leads and it re-queues."""
+    from kazoo.client import KazooClient
+    from pynimbus.cluster import make_backend
+    leader_backend, follower_backend = make_backend(zookeeper_conf), make_backend(zookeeper_conf)
+    try:
+        leader = LeaderLatch(leader_backend, "nimbus1:6627")
+        follower = LeaderLatch(follower_backend, "nimbus2:6627")
+        assert leader.is_leader()
+        twin = KazooClient(hosts=leader_backend.hosts,
+                           client_id=leader_backend._client.client_id)
+        twin.start(timeout=10)
+        twin.stop()  # closing the shared session expires it for the leader's client
+        twin.close()
+        wait_until(follower.is_leader, timeout=20, what="the follower to take over")
+        wait_until(lambda: [p for p, _ in follower.participants()]
+                   == ["nimbus2:6627", "nimbus1:6627"], timeout=20,
+                   what="the old leader to queue again behind the new one")
+        assert not leader.is_leader()
+    finally:
+        leader_backend.close()
+        follower_backend.close()

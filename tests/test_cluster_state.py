@@ -374,3 +374,48 @@ def test_a_struct_missing_required_fields_writes_nothing(state, tree_of):
     with pytest.raises(ValueError):
         state.activate_storm(TOPOLOGY, ttypes.StormBase(name="x"))
     assert tree_of(state.backend) == before
+
+
+def expire_session(backend):
+    """Make ZooKeeper expire ``backend``'s session, as after a long network partition.
+
+    A second client joins the same session and closes it: the server ends the session, and
+    the first client then reconnects with a new one.
+    """
+    from kazoo.client import KazooClient
+    client = backend._client
+    twin = KazooClient(hosts=backend.hosts, client_id=client.client_id)
+    twin.start(timeout=10)
+    twin.stop()
+    twin.close()
+
+
+def stat_owner(state, path):
+    """The ZooKeeper session owning the ephemeral node at ``path``."""
+    return state.backend._client.exists(path).ephemeralOwner
+
+
+@pytest.mark.zookeeper
+def test_nimbus_host_is_registered_again_after_the_session_expires(zookeeper_conf,
+                                                                    wait_until):
+    """After an expired session, add_nimbus_host's node comes back, as Storm's listener does."""
+    from pynimbus.cluster import make_backend
+    nimbus = StormClusterState(make_backend(zookeeper_conf))
+    observer = StormClusterState(make_backend(zookeeper_conf))
+    try:
+        summary = ttypes.NimbusSummary("nimbus1", 6627, 1700000000, False, "1.2.4")
+        nimbus.add_nimbus_host("nimbus1:6627", summary)
+        old_session = nimbus.backend._client.client_id[0]
+
+        def owned_by_a_new_session():
+            stat = observer.backend._client.exists("/nimbuses/nimbus1:6627")
+            return stat is not None and stat.ephemeralOwner not in (0, old_session)
+
+        expire_session(nimbus.backend)
+        wait_until(owned_by_a_new_session, timeout=20,
+                   what="the nimbus entry to be re-created by the new session")
+        assert stat_owner(observer, "/nimbuses/nimbus1:6627") == nimbus.backend._client.client_id[0]
+        assert observer.nimbuses() == [summary]
+    finally:
+        nimbus.close()
+        observer.close()
