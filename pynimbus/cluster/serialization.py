@@ -65,6 +65,31 @@ def gunzip_bytes(data):
     return out
 
 
+_NESTED = (TType.STRUCT, TType.LIST, TType.SET, TType.MAP)
+_nested_fields_cache = {}
+
+
+def _holds_structs(ttype, typeargs):
+    """True when a value of this Thrift type can contain a struct."""
+    if ttype == TType.STRUCT:
+        return True
+    if ttype in (TType.LIST, TType.SET):
+        return _holds_structs(typeargs[0], typeargs[1])
+    if ttype == TType.MAP:
+        return _holds_structs(typeargs[0], typeargs[1]) or _holds_structs(typeargs[2], typeargs[3])
+    return False
+
+
+def _nested_fields(cls):
+    """The ``(name, ttype, typeargs)`` of ``cls``'s fields that can contain structs (cached)."""
+    fields = _nested_fields_cache.get(cls)
+    if fields is None:
+        fields = tuple((f[2], f[1], f[3]) for f in cls.thrift_spec or ()
+                       if f is not None and _holds_structs(f[1], f[3]))
+        _nested_fields_cache[cls] = fields
+    return fields
+
+
 def _check_value(ttype, typeargs, value, where):
     if value is None:
         return
@@ -72,13 +97,13 @@ def _check_value(ttype, typeargs, value, where):
         validate(value, where)
     elif ttype in (TType.LIST, TType.SET):
         etype, espec = typeargs[0], typeargs[1]
-        if etype in (TType.STRUCT, TType.LIST, TType.SET, TType.MAP):
+        if _holds_structs(etype, espec):
             for item in value:
                 _check_value(etype, espec, item, where)
     elif ttype == TType.MAP:
         ktype, kspec, vtype, vspec = typeargs[:4]
-        check_keys = ktype in (TType.STRUCT, TType.LIST, TType.SET, TType.MAP)
-        check_values = vtype in (TType.STRUCT, TType.LIST, TType.SET, TType.MAP)
+        check_keys = _holds_structs(ktype, kspec)
+        check_values = _holds_structs(vtype, vspec)
         if check_keys or check_values:
             for k, v in value.items():
                 if check_keys:
@@ -95,17 +120,17 @@ def validate(struct_value, where=None):
 
     :raises SerializationError: naming the struct and the missing field.
     """
-    name = type(struct_value).__name__
-    where = name if where is None else "%s in %s" % (name, where)
     try:
         struct_value.validate()
     except Exception as e:  # TProtocolException from the generated code
+        name = type(struct_value).__name__
+        where = name if where is None else "%s in %s" % (name, where)
         raise SerializationError("%s: %s" % (where, getattr(e, "message", None) or e))
-    for field in struct_value.thrift_spec or ():
-        if field is None:
-            continue
-        _, ttype, fname, typeargs = field[:4]
-        _check_value(ttype, typeargs, getattr(struct_value, fname, None), where)
+    nested = _nested_fields(type(struct_value))
+    if nested:
+        where = type(struct_value).__name__ if where is None else where
+        for fname, ttype, typeargs in nested:
+            _check_value(ttype, typeargs, getattr(struct_value, fname, None), where)
 
 
 def serialize(struct_value):
