@@ -292,7 +292,8 @@ def test_nimbus_hosts_are_ephemeral_nimbus_summaries(open_backend):
 
 
 def test_setup_blobstore_replaces_this_nimbuses_version_only(open_backend):
-    """setup_blobstore leaves one ephemeral <host>:<port>-<version> per Nimbus, with empty data."""
+    """setup_blobstore leaves one ephemeral <host>:<port>-<version> per Nimbus, with empty data;
+    blobstore_info tells a missing key (None) from a key nobody holds ([])."""
     state = StormClusterState(open_backend())
     other = StormClusterState(open_backend())
     state.setup_blobstore("t-1-stormjar.jar", "nimbus1:6627", 1)
@@ -303,11 +304,13 @@ def test_setup_blobstore_replaces_this_nimbuses_version_only(open_backend):
     assert state.backend.get("/blobstore/t-1-stormjar.jar") == b"\x07"
     assert state.backend.get("/blobstore/t-1-stormjar.jar/nimbus1:6627-2") == b""
     assert state.active_keys() == ["t-1-stormjar.jar"] == state.blobstore()
-    assert state.blobstore_info("no-such-key") == []
+    assert state.blobstore_info("no-such-key") is None
     state.close()
     assert other.blobstore_info("t-1-stormjar.jar") == ["nimbus1:66270-1"]
     other.remove_blobstore_key("t-1-stormjar.jar")
     assert other.active_keys() == []
+    other.backend.mkdirs("/blobstore/held-by-nobody")
+    assert other.blobstore_info("held-by-nobody") == []
 
 
 def test_max_sequence_number_is_a_four_byte_int(state):

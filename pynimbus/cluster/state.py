@@ -577,11 +577,16 @@ class StormClusterState:
     def blobstore_info(self, key):
         """Port of ``blobstore-info``: sync, then the ``<host>:<port>-<version>`` children of a key.
 
-        Deliberate difference: ``[]`` for a key without a node (Storm raises NoNode).
+        Deliberate difference: None for a key without a node (Storm raises NoNode), so that
+        callers can tell "never set up" (``KeySequenceNumber``'s ``checkExists``) from "no
+        Nimbus holds it now" (``[]``).
         """
         path = paths.blobstore_path(key)
         self.backend.sync(path)
-        return self._children(path)
+        try:
+            return self.backend.get_children(path)
+        except NoNodeError:
+            return None
 
     def remove_blobstore_key(self, key):
         """Port of ``remove-blobstore-key!``: delete ``/blobstore/<key>``."""
