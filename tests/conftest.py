@@ -14,11 +14,13 @@ import uuid
 
 import pytest
 
-from zookeeper_server import ZooKeeperServer, unavailable_reason
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(TESTS_DIR)
+for _path in (TESTS_DIR, REPO_ROOT):  # also under --import-mode=importlib
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO_ROOT not in sys.path:
-    sys.path.insert(0, REPO_ROOT)
+from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 
 from pynimbus.config import default_config  # noqa: E402
 

@@ -18,7 +18,8 @@ from pynimbus.cluster import (NoChildrenForEphemeralsError, NoNodeError, NodeExi
                               make_backend)
 from pynimbus.cluster.embedded_backend import EmbeddedBackend
 from pynimbus.cluster.backend import BackendClosedError
-from conftest import REPO_ROOT
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_child(script, conf, *args, timeout=60):
@@ -175,7 +176,7 @@ HOLD_EPHEMERAL = """
 
 def test_ephemeral_nodes_vanish_when_their_process_is_killed(cluster_conf, backend_kind,
                                                              open_backend, wait_until):
-    """A SIGKILLed process's supervisor heartbeat disappears (ZooKeeper: after its session timeout)."""
+    """A SIGKILLed process's supervisor heartbeat vanishes (on ZooKeeper after its timeout)."""
     conf = dict(cluster_conf, **{"storm.zookeeper.session.timeout": 2000})
     observer = open_backend()
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(HOLD_EPHEMERAL),
@@ -215,7 +216,8 @@ def test_concurrent_processes_get_distinct_sequence_numbers(cluster_conf, open_b
     open_backend().mkdirs("/race")
     children = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(CREATE_SEQUENTIAL),
                                   json.dumps(cluster_conf), "20", "w%d" % i],
-                                 stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=REPO_ROOT))
+                                 stderr=subprocess.PIPE,
+                                 env=dict(os.environ, PYTHONPATH=REPO_ROOT))
                 for i in range(4)]
     for child in children:
         _, err = child.communicate(timeout=120)

@@ -87,9 +87,11 @@ def test_missing_required_field_is_refused_when_reading():
 
 def test_missing_required_field_of_a_nested_struct_is_refused():
     """Validation reaches structs inside maps (a NodeInfo without ports)."""
-    bad = ttypes.Assignment(master_code_dir="/d", executor_node_port={(1, 1): ttypes.NodeInfo("n")})
+    bad = ttypes.Assignment(master_code_dir="/d",
+                            executor_node_port={(1, 1): ttypes.NodeInfo("n")})
     raw = TSerialization.serialize(bad, TBinaryProtocolFactory())
-    with pytest.raises(ser.SerializationError, match="NodeInfo in Assignment: Required field port"):
+    with pytest.raises(ser.SerializationError,
+                       match="NodeInfo in Assignment: Required field port"):
         ser.deserialize(raw, ttypes.Assignment)
     with pytest.raises(ser.SerializationError):
         ser.serialize(bad)

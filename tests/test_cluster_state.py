@@ -200,7 +200,7 @@ def test_worker_heartbeat_without_executor_stats_writes_nothing(state):
 
 
 def test_report_error_keeps_the_ten_newest_and_the_last_error(state, clock):
-    """report_error adds e<seq> nodes, keeps the 10 newest and overwrites <component>-last-error."""
+    """report_error adds e<seq> nodes, keeps the 10 newest and overwrites <comp>-last-error."""
     state.setup_errors(TOPOLOGY)
     for i in range(12):
         clock.now = 1700000000 + i
@@ -417,7 +417,8 @@ def test_nimbus_host_is_registered_again_after_the_session_expires(zookeeper_con
         expire_session(nimbus.backend)
         wait_until(owned_by_a_new_session, timeout=20,
                    what="the nimbus entry to be re-created by the new session")
-        assert stat_owner(observer, "/nimbuses/nimbus1:6627") == nimbus.backend._client.client_id[0]
+        new_session = nimbus.backend._client.client_id[0]
+        assert stat_owner(observer, "/nimbuses/nimbus1:6627") == new_session
         assert observer.nimbuses() == [summary]
     finally:
         nimbus.close()

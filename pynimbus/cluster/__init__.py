@@ -40,5 +40,5 @@ def make_backend(conf):
 
 
 def make_cluster_state(conf, **kwargs):
-    """A :class:`StormClusterState` on :func:`make_backend` ``(conf)``; closing it closes the backend."""
+    """A :class:`StormClusterState` on ``make_backend(conf)``; closing it closes the backend."""
     return StormClusterState(make_backend(conf), **kwargs)

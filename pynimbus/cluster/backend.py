@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_backend -*-
 """The storage interface under :class:`~pynimbus.cluster.state.StormClusterState`.
 
 A backend is a ZooKeeper-like tree of nodes, each with bytes of data, a data version, and a
@@ -102,8 +103,9 @@ class Backend(abc.ABC):
         """Create a node and return its path (with the sequence suffix if ``sequential``).
 
         A sequential node's name is ``path``'s last segment followed by ten digits: the
-        number of children created under the parent before it, as ZooKeeper numbers them.  With ``makepath``,
-        missing parents are created as persistent nodes holding ``DIRECTORY_DATA``.
+        number of children created under the parent before it, as ZooKeeper numbers them.
+        With ``makepath``, missing parents are created as persistent nodes holding
+        ``DIRECTORY_DATA``.
 
         :raises NodeExistsError: when the node exists (never for ``sequential``).
         :raises NoNodeError: when the parent is missing and ``makepath`` is false.
@@ -209,7 +211,7 @@ class Backend(abc.ABC):
         self.create(path, data, ephemeral=True)
 
     def delete_node_with_prefix(self, parent, prefix):
-        """Port of zookeeper.clj ``delete-node-blobstore``: delete children starting with ``prefix``."""
+        """Port of zookeeper.clj ``delete-node-blobstore``: delete children named ``prefix...``."""
         try:
             children = self.get_children(parent)
         except NoNodeError:

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_backend -*-
 """The embedded cluster-state store: Storm's ZooKeeper tree in SQLite on the local disk.
 
 Used when no ZooKeeper servers are configured, so that Nimbus, supervisors and workers on one
@@ -104,8 +105,8 @@ class EmbeddedBackend(Backend):
                     db.execute(statement)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 now = _now_ms()
-                db.execute("INSERT OR IGNORE INTO znodes VALUES ('/', '', '', x'', 0, 0, NULL, ?, ?)",
-                           (now, now))
+                db.execute("INSERT OR IGNORE INTO znodes "
+                           "VALUES ('/', '', '', x'', 0, 0, NULL, ?, ?)", (now, now))
                 db.execute("INSERT INTO sessions VALUES (?, ?, ?)",
                            (self.session_id, os.getpid(), now))
                 self._reap(db, in_transaction=True)
@@ -137,7 +138,7 @@ class EmbeddedBackend(Backend):
         self._lock_file.close()  # drops the flock
 
     def _dead_sessions(self, session_ids):
-        """Return the sessions among ``session_ids`` whose owner is gone; we then hold their locks."""
+        """Return the sessions among ``session_ids`` whose owner is gone (we hold their locks)."""
         dead = []
         for sid in session_ids:
             f = self._peer_locks.get(sid)
@@ -377,7 +378,7 @@ class EmbeddedBackend(Backend):
                 self._create_abs(db, abs_path, data, False, False, False)
 
     def set_ephemeral_node(self, path, data):
-        """One-transaction port of ``set-ephemeral-node`` (see :meth:`Backend.set_ephemeral_node`)."""
+        """One-transaction port of ``set-ephemeral-node`` (:meth:`Backend.set_ephemeral_node`)."""
         abs_path = self._abs(path)
         data = b"" if data is None else bytes(data)
         if path == "/":

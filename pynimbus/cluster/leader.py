@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_leader -*-
 """Nimbus leader election, as Storm 1.2.4 does it with Curator's ``LeaderLatch``.
 
 Port of zookeeper.clj ``zk-leader-elector`` over Curator ``LeaderLatch`` (Storm 1.2.4 and
@@ -111,7 +112,7 @@ class LeaderLatch:
             return bool(ordered) and ordered[0] == self._node
 
     def participants(self):
-        """Return ``[(participant_id, is_leader)]`` in queue order (Curator ``getParticipants``)."""
+        """Return ``[(participant_id, is_leader)]`` in queue order (``getParticipants``)."""
         result = []
         for name in sorted_participants(self._children()):
             data = self.backend.get(paths.join_path(self.path, name))

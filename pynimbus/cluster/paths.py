@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_paths -*-
 """Storm 1.2.4's ZooKeeper paths, as pure functions of strings.
 
 Port of the ``*-ROOT``/``*-SUBTREE`` constants and ``*-path`` functions of cluster.clj
@@ -112,7 +113,7 @@ def blobstore_max_key_sequence_number_path(key):
 
 
 def blobstore_nimbus_path(key, nimbus_host_port, version):
-    """``/blobstore/<key>/<host>:<port>-<version>``, as cluster.clj ``setup-blobstore!`` builds it."""
+    """``/blobstore/<key>/<host>:<port>-<version>``, as cluster.clj ``setup-blobstore!`` has it."""
     name = "%s-%s" % (path_component(nimbus_host_port, "nimbus host:port"),
                       port_component(version))
     return blobstore_path(key) + "/" + name
@@ -168,7 +169,7 @@ def error_path(storm_id, component_id):
 
 
 def last_error_path(storm_id, component_id):
-    """Port of cluster.clj ``last-error-path``: ``/errors/<storm-id>/<enc component>-last-error``."""
+    """Port of cluster.clj ``last-error-path``: ``/errors/<storm-id>/<component>-last-error``."""
     return error_path(storm_id, component_id) + "-" + LAST_ERROR_PATH_SEG
 
 

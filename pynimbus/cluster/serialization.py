@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_serialization -*-
 """Value encoding of Storm's ZooKeeper tree.
 
 Port of ``GzipBridgeThriftSerializationDelegate`` (Storm 1.2.4): :func:`serialize` writes what

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_state -*-
 """The cluster-state operations of Nimbus, supervisors and workers over a backend.
 
 Port of cluster.clj ``mk-storm-cluster-state`` (Storm 1.2.4), method by method under the
@@ -37,7 +38,7 @@ VersionedData = collections.namedtuple("VersionedData", "data version")
 VersionedData.__doc__ = "A decoded node and its data version; both None when it does not exist."
 
 ExecutorBeat = collections.namedtuple("ExecutorBeat", "time_secs uptime stats")
-ExecutorBeat.__doc__ = "One executor's heartbeat, as cluster.clj ``convert-executor-beats`` makes it."
+ExecutorBeat.__doc__ = "One executor's heartbeat, as ``convert-executor-beats`` returns it."
 
 # How many error nodes report-error keeps per component.
 ERRORS_KEPT = 10
@@ -57,7 +58,7 @@ def _copy_struct(value):
 
 
 def thriftify_debug_options(options):
-    """Port of converter.clj ``thriftify-debugoptions``: fill unset fields with Storm's defaults."""
+    """Port of converter.clj ``thriftify-debugoptions``: unset fields get Storm's defaults."""
     options = _copy_struct(options) if options is not None else ttypes.DebugOptions()
     if options.enable is None:
         options.enable = DEBUG_DEFAULT_ENABLE
@@ -80,7 +81,7 @@ def thriftify_storm_base(storm_base):
 
 
 def merge_debug_options(old, new):
-    """One component's entry of ``update-storm!``'s ``merge-with merge``: set fields of ``new`` win."""
+    """One component of ``update-storm!``'s ``merge-with merge``: set fields of ``new`` win."""
     if old is None:
         return new
     merged = _copy_struct(old)
@@ -126,7 +127,7 @@ def stringify_error(error):
 
 
 def convert_executor_beats(executors, worker_heartbeat):
-    """Port of cluster.clj ``convert-executor-beats``: beats of ``executors`` found in the heartbeat.
+    """Port of cluster.clj ``convert-executor-beats``: beats of ``executors`` in the heartbeat.
 
     :param executors: ``(start_task, end_task)`` tuples assigned to the worker.
     :returns: dict of executor tuple to :class:`ExecutorBeat`.
@@ -239,7 +240,7 @@ class StormClusterState:
         self.backend.set_data(path, data)
 
     def remove_storm(self, storm_id):
-        """Port of ``remove-storm!``: delete assignment, credentials, log and profiler configs, base."""
+        """Port of ``remove-storm!``: delete assignment, credentials, configs and StormBase."""
         doomed = [paths.assignment_path(storm_id), paths.credentials_path(storm_id),
                   paths.log_config_path(storm_id), paths.profiler_config_path(storm_id),
                   paths.storm_path(storm_id)]
@@ -354,7 +355,7 @@ class StormClusterState:
         self.backend.mkdirs(root)
 
     def teardown_heartbeats(self, storm_id):
-        """Port of ``teardown-heartbeats!``: delete the topology's heartbeats (errors are logged)."""
+        """Port of ``teardown-heartbeats!``: delete the topology's heartbeats (failures logged)."""
         self._delete_logged(paths.workerbeat_storm_root(storm_id), "heartbeats", storm_id)
 
     # Errors
@@ -401,7 +402,7 @@ class StormClusterState:
         return self._get(paths.last_error_path(storm_id, component_id), ttypes.ErrorInfo)
 
     def teardown_topology_errors(self, storm_id):
-        """Port of ``teardown-topology-errors!``: delete the topology's errors (errors are logged)."""
+        """Port of ``teardown-topology-errors!``: delete the topology's errors (logs failures)."""
         self._delete_logged(paths.error_storm_root(storm_id), "errors", storm_id)
 
     # Credentials, log and profiler configs
@@ -436,7 +437,7 @@ class StormClusterState:
                                           _profile_action_name(request.action))
 
     def set_worker_profile_request(self, storm_id, request):
-        """Port of ``set-worker-profile-request``: ``/profilerconfigs/<id>/<host>_<port>_<ACTION>``."""
+        """Port of ``set-worker-profile-request``: write ``<host>_<port>_<ACTION>``."""
         path = self._profile_request_path(storm_id, request)
         self.backend.set_data(path, serialize(request))
 
@@ -575,7 +576,7 @@ class StormClusterState:
         return self._children(paths.BLOBSTORE_SUBTREE)
 
     def blobstore_info(self, key):
-        """Port of ``blobstore-info``: sync, then the ``<host>:<port>-<version>`` children of a key.
+        """Port of ``blobstore-info``: sync, then a key's ``<host>:<port>-<version>`` children.
 
         Deliberate difference: None for a key without a node (Storm raises NoNode), so that
         callers can tell "never set up" (``KeySequenceNumber``'s ``checkExists``) from "no

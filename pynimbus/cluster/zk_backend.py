@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_cluster_backend -*-
 """The ZooKeeper backend: kazoo on a real ZooKeeper ensemble, connected as Storm connects.
 
 Port of the connection set-up of ``Utils.newCurator`` and zookeeper_state_factory.clj
