@@ -28,6 +28,9 @@ from pynimbus.server import ThriftServerFactory
 
 log = logging.getLogger(__name__)
 
+# Storm (and Twisted) default to 50; bursts of many `storm` clients then wait on SYN retries.
+LISTEN_BACKLOG = 1024
+
 
 def nimbus_hostname(conf):
     """``storm.local.hostname`` if set, else the canonical host name (as Storm's NimbusInfo)."""
@@ -84,7 +87,8 @@ class NimbusDaemon:
             int(self.conf["nimbus.thrift.max_buffer_size"]))
         self.port = self.reactor.listenTCP(
             int(self.conf["nimbus.thrift.port"]), self.factory,
-            interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0")
+            interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0",
+            backlog=LISTEN_BACKLOG)
         self.blobs.nimbus_host_port = self.host_port  # known once the port is bound
         yield deferToThread(self._register)
         yield self.blobs.setup_blobstore()

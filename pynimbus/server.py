@@ -115,7 +115,7 @@ class ThriftDispatcher:
             log.info("bad arguments for %s: %r", name, e)
             return defer.succeed(application_exception_payload(
                 self.protocol_class, name, seqid, TApplicationException.PROTOCOL_ERROR,
-                "Bad arguments for %s: %s" % (name, e)))
+                "Bad arguments for %s: %s" % (name, str(e) or type(e).__name__)))
         d.addCallback(self._reply_payload, oprot, otrans, name, seqid)
         d.addErrback(self._write_failed, name, seqid)
         return d

@@ -80,6 +80,8 @@ class QueriesHandler:
         self.started_at = started_at
         self.run_blocking = run_blocking
         self.clock = clock
+        # The conf never changes while nimbus runs; encode it once (it is ~10 KB of JSON).
+        self._conf_json = json.dumps(conf, default=str)
 
     @property
     def compat(self):
@@ -167,7 +169,7 @@ class QueriesHandler:
     # -- Thrift methods ----------------------------------------------------------------
 
     def getNimbusConf(self):
-        return json.dumps(self.conf, default=str)
+        return self._conf_json
 
     def getClusterInfo(self):
         return self.run_blocking(self._cluster_info)
