@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from pynimbus.cluster import LeaderLatch
+from pynimbus.cluster import ConnectionLostError, LeaderLatch
 from pynimbus.cluster.leader import sorted_participants
 
 LATCH_NODE = re.compile(r"^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -104,3 +104,40 @@ def test_an_expired_leader_loses_leadership_and_queues_again(zookeeper_conf, wai
     finally:
         leader_backend.close()
         follower_backend.close()
+
+
+class LosesOneCreateReply:
+    """A backend whose first create succeeds but then reports a lost connection."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.lost = 0
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+    def create(self, *args, **kwargs):
+        path = self.backend.create(*args, **kwargs)
+        if not self.lost:
+            self.lost += 1
+            raise ConnectionLostError("reply lost")
+        return path
+
+
+def test_a_create_whose_reply_was_lost_is_found_by_its_uuid(open_backend):
+    """After a lost create reply the latch adopts its node instead of queueing a second one."""
+    backend = LosesOneCreateReply(open_backend())
+    latch = LeaderLatch(backend, "nimbus1:6627")
+    other = LeaderLatch(open_backend(), "nimbus2:6627")
+    assert backend.lost == 1
+    assert latch.is_leader() and not other.is_leader()
+    assert [p for p, _ in other.participants()] == ["nimbus1:6627", "nimbus2:6627"]
+
+
+def test_is_leader_is_false_when_the_store_cannot_be_reached(open_backend):
+    """A latch that cannot read the queue does not claim leadership."""
+    backend = open_backend()
+    latch = LeaderLatch(backend, "nimbus1:6627")
+    assert latch.is_leader()
+    backend.close()
+    assert not latch.is_leader()

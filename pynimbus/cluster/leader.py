@@ -8,17 +8,24 @@ Port of zookeeper.clj ``zk-leader-elector`` over Curator ``LeaderLatch`` (Storm 
 candidate whose node sorts first by the part after ``latch-`` leads; the others wait their
 turn.  JVM and Python Nimbuses on one ZooKeeper therefore elect one leader among them.
 
+As Curator's protected mode does, a create whose reply was lost (connection loss) is
+recovered by finding the node that carries this attempt's UUID, so a latch never leaves a
+stray node of its own session ahead of the others.
+
 Deliberate differences: leadership is checked when asked (:meth:`LeaderLatch.is_leader`
 reads the children) instead of being pushed by watches; a latch whose node vanished (an expired
 ZooKeeper session) queues again on the next check or reconnection, as Curator's ``reset``.
 ``/leader-lock`` is created with empty data, as Curator creates parents.
 """
 
+import logging
 import threading
 import uuid
 
 from . import paths
-from .backend import NoNodeError
+from .backend import ClusterStateError, ConnectionLostError, NoNodeError
+
+log = logging.getLogger(__name__)
 
 LOCK_NAME = "latch-"
 PROTECTED_PREFIX = "_c_"
@@ -55,6 +62,7 @@ class LeaderLatch:
         self.path = paths.leader_lock_path()
         self.state = LATENT
         self._node = None
+        self._prefix = None  # "_c_<uuid>-" of the latest create attempt
         self._lock = threading.RLock()
         if start:
             self.start()
@@ -77,11 +85,26 @@ class LeaderLatch:
             self.backend.delete(paths.join_path(self.path, self._node))
             self._node = None
         self.backend.mkdirs(self.path, data=b"")
-        name = "%s%s-%s" % (PROTECTED_PREFIX, uuid.uuid4(), LOCK_NAME)
-        created = self.backend.create(paths.join_path(self.path, name),
-                                      self.participant_id.encode("utf-8"),
-                                      ephemeral=True, sequential=True)
+        self._prefix = "%s%s-" % (PROTECTED_PREFIX, uuid.uuid4())
+        try:
+            created = self.backend.create(paths.join_path(self.path, self._prefix + LOCK_NAME),
+                                          self.participant_id.encode("utf-8"),
+                                          ephemeral=True, sequential=True)
+        except ConnectionLostError:
+            self._node = self._find_own(self._children())
+            if self._node is None:
+                raise
+            return
         self._node = created.rsplit("/", 1)[1]
+
+    def _find_own(self, children):
+        """The child created by our latest attempt, found by its UUID (Curator protection)."""
+        if self._prefix is None:
+            return None
+        for name in children:
+            if name.startswith(self._prefix):
+                return name
+        return None
 
     def _on_connection_state(self, state):
         if state == self.backend.CONNECTED:
@@ -96,18 +119,30 @@ class LeaderLatch:
             return []
 
     def _ensure_node(self, children):
-        if self._node not in children:
-            self._node = None
-            self._reset()
-            children = self._children()
-        return children
+        if self._node in children:
+            return children
+        if self._node is None:
+            self._node = self._find_own(children)  # an attempt whose reply was lost
+            if self._node is not None:
+                return children
+        self._node = None
+        self._reset()
+        return self._children()
 
     def is_leader(self):
-        """True when this latch is started and its node is first in the queue."""
+        """True when this latch is started and its node is first in the queue.
+
+        False too when the store cannot be reached: like Curator on a suspended connection,
+        a Nimbus that cannot check does not claim leadership.
+        """
         with self._lock:
             if self.state != STARTED:
                 return False
-            children = self._ensure_node(self._children())
+            try:
+                children = self._ensure_node(self._children())
+            except ClusterStateError as e:
+                log.warning("Cannot check leadership of %s: %s", self.participant_id, e)
+                return False
             ordered = sorted_participants(children)
             return bool(ordered) and ordered[0] == self._node
 
