@@ -298,3 +298,14 @@ def test_one_backend_is_safe_to_share_between_threads(open_backend):
     assert failures == []
     assert sorted(backend.get_children("/threads/seq")) == ["s%010d" % i for i in range(200)]
     assert all(backend.get("/threads/t%d" % i) == b"24" for i in range(8))
+
+
+def test_an_unreachable_zookeeper_raises_connection_lost(embedded_conf):
+    """With no server at the address, make_backend gives up with ConnectionLostError."""
+    from pynimbus.cluster import ConnectionLostError
+    from zookeeper_server import free_port
+    conf = dict(embedded_conf, **{"storm.zookeeper.servers": ["127.0.0.1"],
+                                  "storm.zookeeper.port": free_port(),
+                                  "storm.zookeeper.connection.timeout": 500})
+    with pytest.raises(ConnectionLostError, match="could not connect to ZooKeeper"):
+        make_backend(conf)
