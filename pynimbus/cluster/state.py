@@ -236,7 +236,6 @@ class StormClusterState:
         """
         path = paths.assignment_path(storm_id)
         data = serialize(assignment)
-        self.backend.mkdirs(paths.ASSIGNMENTS_SUBTREE)
         self.backend.set_data(path, data)
 
     def remove_storm(self, storm_id):
@@ -265,7 +264,6 @@ class StormClusterState:
         """
         path = paths.storm_path(storm_id)
         data = serialize(thriftify_storm_base(storm_base))
-        self.backend.mkdirs(paths.STORMS_SUBTREE)
         self.backend.set_data(path, data)
 
     def update_storm(self, storm_id, new_elems):
@@ -413,7 +411,6 @@ class StormClusterState:
         if not isinstance(creds, ttypes.Credentials):
             creds = ttypes.Credentials(creds=dict(creds or {}))
         data = serialize(creds)
-        self.backend.mkdirs(paths.CREDENTIALS_SUBTREE)
         self.backend.set_data(path, data)
 
     def credentials(self, storm_id):
@@ -424,7 +421,6 @@ class StormClusterState:
         """Port of ``set-topology-log-config!``: write the ``LogConfig``."""
         path = paths.log_config_path(storm_id)
         data = serialize(log_config)
-        self.backend.mkdirs(paths.LOGCONFIG_SUBTREE)
         self.backend.set_data(path, data)
 
     def topology_log_config(self, storm_id):
