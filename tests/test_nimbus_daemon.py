@@ -136,3 +136,26 @@ def test_unknown_topology_queries_raise_not_alive(nimbus_and_state):
                            ("getTopologyInfoByName", {"name": "nope"})]:
         with pytest.raises(NotAliveException, match="nope"):
             _call(proc, method, **kwargs)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_and_sigterm_stop_nimbus_cleanly(tmp_path, signal_name):
+    """SIGINT (Ctrl-C) and SIGTERM stop nimbus with exit code 0 and unregister it."""
+    import signal as signals
+
+    from pynimbus.cluster import make_cluster_state
+    from pynimbus.config import read_storm_config
+    options = _cluster_options("embedded", tmp_path, None)
+    proc = NimbusProcess(tmp_path, options=options)
+    proc.start(timeout=30)
+    proc.process.send_signal(getattr(signals, signal_name))
+    try:
+        assert proc.process.wait(15) == 0, proc.log_tail()
+    finally:
+        proc.kill()
+    state = make_cluster_state(read_storm_config(options=options, environ={}))
+    try:
+        assert state.nimbuses() == []
+        assert state.backend.get_children("/leader-lock") == []
+    finally:
+        state.close()
