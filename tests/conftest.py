@@ -23,6 +23,7 @@ for _path in (TESTS_DIR, REPO_ROOT):  # also under --import-mode=importlib
 from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 
 from pynimbus.config import default_config  # noqa: E402
+from fake_clock import FakeClock  # noqa: E402
 
 BACKENDS = ["embedded", pytest.param("zookeeper", marks=pytest.mark.zookeeper)]
 
@@ -98,6 +99,12 @@ def cluster_state(open_backend):
     """A StormClusterState on a fresh backend of each kind."""
     from pynimbus.cluster import StormClusterState
     return StormClusterState(open_backend())
+
+
+@pytest.fixture
+def clock():
+    """A settable clock (Unix seconds) for code that takes ``clock``."""
+    return FakeClock()
 
 
 @pytest.fixture

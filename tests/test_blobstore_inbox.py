@@ -10,20 +10,9 @@ from pynimbus.blobstore.errors import (
     UnknownFileError, UnknownSessionError, UnknownUploadLocationError)
 from pynimbus.blobstore.inbox import Inbox
 
+from fake_clock import FakeClock
+
 CHUNK = 307200
-
-
-class Clock:
-    def __init__(self, now=1700000000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture

@@ -7,18 +7,12 @@ import pytest
 from pynimbus.blobstore.errors import UnknownSessionError
 from pynimbus.blobstore.sessions import DownloadSessions, SessionMap
 
-
-class Clock:
-    def __init__(self, now=1000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+from fake_clock import FakeClock
 
 
 def test_entry_expires_after_idle_time_and_calls_back():
     """An entry untouched for the expiration time is dropped and handed to on_expire."""
-    clock, expired = Clock(), []
+    clock, expired = FakeClock(), []
     sessions = SessionMap(10, clock, on_expire=expired.append)
     sessions.put("s", "value")
     clock.now += 9.9
@@ -32,7 +26,7 @@ def test_entry_expires_after_idle_time_and_calls_back():
 
 def test_explicit_expire_takes_a_time():
     """expire(now) drops entries idle at that time and returns their ids."""
-    sessions = SessionMap(5, Clock(0))
+    sessions = SessionMap(5, FakeClock(0))
     sessions.put("a", 1)
     assert sessions.expire(now=4) == []
     assert sessions.expire(now=5) == ["a"]
@@ -41,7 +35,7 @@ def test_explicit_expire_takes_a_time():
 
 def test_download_chunks_are_bounded_and_end_with_empty():
     """A download returns chunks of at most chunk_size, then b"" once, then forgets the id."""
-    downloads = DownloadSessions(4, 60, Clock())
+    downloads = DownloadSessions(4, 60, FakeClock())
     sid = downloads.begin(io.BytesIO(b"0123456789"))
     assert [downloads.next_chunk(sid) for _ in range(4)] == [b"0123", b"4567", b"89", b""]
     with pytest.raises(UnknownSessionError):
@@ -50,7 +44,7 @@ def test_download_chunks_are_bounded_and_end_with_empty():
 
 def test_idle_download_is_closed_on_expiry():
     """An expired download's reader is closed and its id becomes unknown."""
-    clock = Clock()
+    clock = FakeClock()
     downloads = DownloadSessions(4, 60, clock)
     reader = io.BytesIO(b"data")
     sid = downloads.begin(reader)

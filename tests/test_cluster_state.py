@@ -11,22 +11,9 @@ from pynimbus.cluster import paths
 from pynimbus.cluster.serialization import deserialize, serialize
 from pynimbus.generated.storm import ttypes
 
+from fake_clock import FakeClock
+
 TOPOLOGY = "wordcount-1-1700000000"
-
-
-class FakeClock:
-    """A settable clock in seconds."""
-
-    def __init__(self, now=1700000000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.handlers import NimbusHandler
 from pynimbus.handlers.blobs import BlobsHandler
 
+from fake_clock import FakeClock
+
 CHUNK = 307200
 ME = "nimbus.example.com:6627"
 
@@ -51,14 +53,6 @@ class FakeBlobState:
         self.max_seq[key] = n
 
 
-class Clock:
-    def __init__(self, now=1700000000.0):
-        self.now = now
-
-    def __call__(self):
-        return self.now
-
-
 def run_now(function, *args):
     return function(*args)
 
@@ -71,11 +65,6 @@ def result_of(d):
     if isinstance(box[0], Failure):
         box[0].raiseException()
     return box[0]
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture
