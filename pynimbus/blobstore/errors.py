@@ -10,7 +10,7 @@ exceptions (AuthorizationException, KeyNotFoundException, ...) pass through unch
 
 import functools
 
-from thrift.Thrift import TApplicationException
+from pynimbus.errors import as_application_error  # noqa: F401  (re-exported for handlers)
 
 
 class BlobStoreError(Exception):
@@ -39,11 +39,6 @@ class BlobConflictError(BlobStoreError):
 
 class InvalidReplicationError(BlobStoreError, ValueError):
     """A replication factor below 1."""
-
-
-def as_application_error(error):
-    """The ``TApplicationException`` INTERNAL_ERROR that carries ``error``'s message."""
-    return TApplicationException(TApplicationException.INTERNAL_ERROR, str(error))
 
 
 def storm_errors(function):
