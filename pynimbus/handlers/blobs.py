@@ -334,6 +334,11 @@ class BlobsHandler:
                 self.state.set_max_sequence_number(key, new_max)
             return version
 
+    def record_blob_state(self, key):
+        """Blocking: register this nimbus as a holder of ``key``'s current version (the
+        ``setup-blobstore!`` step of 1.2.4's ``setup-storm-code``)."""
+        self._create_state_in_zookeeper(key)
+
     def _create_state_in_zookeeper(self, key):
         try:
             validate_key(key)

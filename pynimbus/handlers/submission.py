@@ -1,0 +1,238 @@
+"""``submitTopology`` and ``submitTopologyWithOpts``: every step of Storm's, in Storm's order.
+
+Port of the reified ``submitTopologyWithOpts`` and of ``start-storm`` of nimbus.clj (1.2.4),
+with 2.8.8's differences in 2.x mode (``pynimbus.storm.compat``).  The pure steps come from
+:mod:`pynimbus.clojure_port`; this module orders them, reads and writes state in threads, and
+takes the nimbus-wide submit lock for the writes.  Every rejection happens before anything is
+written; a failure while writing deletes what this submission wrote, so a refused topology
+leaves no trace in cluster state or on disk.
+"""
+
+import getpass
+import logging
+
+from twisted.internet import defer
+from twisted.internet.threads import deferToThread
+
+from pynimbus.blobstore.errors import UnknownUploadLocationError
+from pynimbus.clojure_port import conf as port_conf
+from pynimbus.clojure_port import normalize, system_topology
+from pynimbus.clojure_port.names import validate_topology_name
+from pynimbus.clojure_port.storm_id import make_storm_id
+from pynimbus.errors import as_application_error
+from pynimbus.generated.storm.ttypes import (
+    AlreadyAliveException, Credentials, InvalidTopologyException, StormBase, SubmitOptions,
+    TopologyInitialStatus, TopologyStatus)
+from pynimbus.handlers.lifecycle import storm_id_of
+from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
+    setup_storm_code
+
+log = logging.getLogger(__name__)
+
+_INITIAL_STATUS = {TopologyInitialStatus.ACTIVE: TopologyStatus.ACTIVE,
+                   TopologyInitialStatus.INACTIVE: TopologyStatus.INACTIVE}
+
+
+def already_alive_message(name, compat):
+    """1.2.4 says "is already active", 2.8.8 "is already alive"."""
+    return "%s is already %s" % (name, "alive" if compat == "2.x" else "active")
+
+
+def check_storm_version_2x(nimbus_conf, topology, nimbus_version):
+    """2.8.8's version gate: the topology's major Storm version must be one nimbus can run.
+
+    A topology without ``storm_version`` (streamparse) is taken as nimbus's own version.
+    """
+    version = topology.storm_version or nimbus_version
+    known = [nimbus_version] + list((nimbus_conf.get(
+        "supervisor.worker.version.classpath.map") or {}).keys())
+    major = version.split(".")[0]
+    if not any(str(v).split(".")[0] == major for v in known):
+        raise InvalidTopologyException(
+            msg="Topology submitted with storm version %s but could not find a configured "
+                "compatible version to use %s" % (version, sorted(known)))
+
+
+class SubmissionHandler:
+    """The two submit methods.
+
+    :param nimbus: the daemon: ``conf``, ``state``, ``blob_store``, ``inbox``, ``blobs``
+        (for the blobs' ZooKeeper state), ``submit_lock``, ``check_leader()``,
+        ``mk_assignments()``, ``clock``.
+    """
+
+    def __init__(self, conf, nimbus, run_blocking=deferToThread, os_user=None):
+        self.conf = conf
+        self.nimbus = nimbus
+        self.run_blocking = run_blocking
+        self.os_user = os_user or getpass.getuser()
+        self.submitted_count = 0
+
+    @property
+    def compat(self):
+        return self.conf.get("pynimbus.storm.compat", "1.x")
+
+    def submitTopology(self, name, uploadedJarLocation, jsonConf, topology):
+        return self.submitTopologyWithOpts(name, uploadedJarLocation, jsonConf, topology,
+                                           SubmitOptions(TopologyInitialStatus.ACTIVE))
+
+    @defer.inlineCallbacks
+    def submitTopologyWithOpts(self, name, uploadedJarLocation, jsonConf, topology, options):
+        """:raises InvalidTopologyException: a bad name, conf or topology structure.
+        :raises AlreadyAliveException: a topology with that name exists.
+        :raises TApplicationException: INTERNAL_ERROR when this nimbus is not the leader.
+        """
+        try:
+            self.nimbus.check_leader()
+            prepared = yield self.run_blocking(
+                self._prepare, name, uploadedJarLocation, jsonConf, topology, options)
+            lock = self.nimbus.submit_lock
+            yield lock.acquire()
+            try:
+                yield self.run_blocking(self._commit, prepared)
+            finally:
+                lock.release()
+        except Exception as e:
+            log.warning("Topology submission exception. (topology name='%s'): %s", name, e)
+            raise
+        log.info("Activated %s: %s", name, prepared.storm_id)
+        self.nimbus.request_mk_assignments()
+
+    # -- steps 2 to 18: validate and compute (nothing is written) ---------------------------
+
+    def _prepare(self, name, jar_location, json_conf, topology, options):
+        compat = self.compat
+        nimbus_conf = self.conf
+        if options is None:
+            if compat == "2.x":
+                raise InvalidTopologyException(
+                    msg="Cannot submitTopologyWithOpts: SubmitOptions parameter value is null")
+            raise as_application_error("submitTopologyWithOpts needs SubmitOptions")
+        validate_topology_name(name, compat)
+        # check-authorization!: no authorizer is configured in pynimbus yet (allow all).
+        self._check_not_active(name)
+        if topology is None:
+            raise InvalidTopologyException(msg="No topology was given")
+        topology_conf = port_conf.parse_json_conf(json_conf)
+        port_conf.validate_topology_conf(topology_conf, compat)
+        self._check_blobstore_map(topology_conf)
+        if compat == "2.x":
+            check_storm_version_2x(nimbus_conf, topology, "2.8.8")
+        jar_path = self._jar_path(jar_location)
+
+        self.submitted_count += 1  # counted even when a later step refuses the topology
+        now = int(self.nimbus.clock())
+        storm_id = make_storm_id(name, self.submitted_count, now)
+        topology_conf = dict(topology_conf, **{"storm.id": storm_id, "topology.name": name})
+        storm_conf = port_conf.normalize_conf(nimbus_conf, topology_conf, topology, compat)
+        storm_conf = port_conf.submitter_fields(storm_conf, nimbus_conf, principal=None,
+                                                os_user=self.os_user)
+        total_conf = dict(nimbus_conf)
+        total_conf.update(storm_conf)
+        if compat == "2.x":
+            total_conf.pop("storm.local.hostname", None)
+        user_topology = normalize.normalize_topology(total_conf, topology)
+        system_topology.system_topology(total_conf, user_topology, compat)  # validates
+        system_topology.validate_topology_size(topology_conf, nimbus_conf, user_topology)
+        creds = options.creds.creds if options.creds is not None else None
+        return _Prepared(name=name, storm_id=storm_id, jar_path=jar_path,
+                         total_conf=total_conf, topology=user_topology,
+                         initial_status=_INITIAL_STATUS.get(options.initial_status,
+                                                            TopologyStatus.ACTIVE),
+                         creds=creds, launch_time=now)
+
+    def _check_not_active(self, name):
+        """Port of ``check-storm-active! ... false``."""
+        if storm_id_of(self.nimbus.state, name) is not None:
+            raise AlreadyAliveException(msg=already_alive_message(name, self.compat))
+
+    def _check_blobstore_map(self, topology_conf):
+        """Port of ``Utils.validateTopologyBlobStoreMap`` and the symlinks check."""
+        blob_map = topology_conf.get("topology.blobstore.map") or {}
+        if not blob_map:
+            return
+        if self.conf.get("storm.disable.symlinks"):
+            raise InvalidTopologyException(
+                msg="symlinks are disabled so blobs are not supported but "
+                    "topology.blobstore.map = %s" % (blob_map,))
+        missing = [key for key in blob_map if not self.nimbus.blob_store.has_blob(key)]
+        if missing:
+            raise InvalidTopologyException(
+                msg="The topology blob store map does not contain the valid keys to launch the "
+                    "topology %s" % missing)
+
+    def _jar_path(self, location):
+        """The file of a finished upload, or None for local mode (no location).
+
+        Deliberate difference: Storm fails with an internal error while copying an unknown
+        location; pynimbus refuses it up front with a declared, actionable exception.
+        """
+        if not location:
+            return None
+        try:
+            return self.nimbus.inbox.uploaded_jar_path(location)
+        except UnknownUploadLocationError as e:
+            raise InvalidTopologyException(
+                msg="Uploaded jar location %r is not a finished upload on this nimbus: %s"
+                    % (location, e))
+
+    # -- step 20: under the submit lock, write everything -----------------------------------
+
+    def _commit(self, p):
+        state = self.nimbus.state
+        self._check_not_active(p.name)
+        written = []
+        try:
+            if self.compat == "1.x" or p.creds:
+                state.set_credentials(p.storm_id, Credentials(creds=dict(p.creds or {})))
+            written = setup_storm_code(self.nimbus.blob_store, p.storm_id, p.jar_path,
+                                       p.total_conf, p.topology)
+            for key in written:
+                self.nimbus.blobs.record_blob_state(key)
+            state.setup_heartbeats(p.storm_id)
+            state.setup_errors(p.storm_id)
+            if p.total_conf.get("topology.backpressure.enable"):
+                state.setup_backpressure(p.storm_id)
+            self._start_storm(p)
+        except BaseException:
+            log.exception("Undoing the partial submission of %s", p.storm_id)
+            self._undo(p, written)
+            raise
+
+    def _start_storm(self, p):
+        """Port of ``start-storm``: the first StormBase, from the stored conf and topology."""
+        storm_conf = read_storm_conf(self.nimbus.blob_store, p.storm_id)
+        stored = read_storm_topology(self.nimbus.blob_store, p.storm_id)
+        system = system_topology.system_topology(storm_conf, stored, self.compat)
+        base = StormBase(
+            name=p.name, status=p.initial_status,
+            num_workers=int(storm_conf.get("topology.workers") or 1),
+            component_executors=system_topology.component_executors(system),
+            launch_time_secs=p.launch_time,
+            owner=storm_conf.get("topology.submitter.user"),
+            component_debug={},
+            principal=storm_conf.get("topology.submitter.principal", ""))
+        if self.compat == "2.x" and storm_conf.get("topology.version") is not None:
+            base.topology_version = str(storm_conf["topology.version"])
+        log.info("Activating %s: %s", p.name, p.storm_id)
+        self.nimbus.state.activate_storm(p.storm_id, base)
+
+    def _undo(self, p, written):
+        state = self.nimbus.state
+        for cleanup in (lambda: delete_blobs(self.nimbus.blob_store, written),
+                        lambda: [state.remove_blobstore_key(k) for k in written],
+                        lambda: state.remove_storm(p.storm_id),
+                        lambda: state.teardown_heartbeats(p.storm_id),
+                        lambda: state.teardown_topology_errors(p.storm_id),
+                        lambda: state.remove_backpressure(p.storm_id)):
+            try:
+                cleanup()
+            except Exception:
+                log.exception("while undoing the submission of %s", p.storm_id)
+
+
+class _Prepared:
+    """What ``_prepare`` computed for ``_commit``."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)

@@ -1,0 +1,189 @@
+"""Nimbus's monitor: mk-assignments and cleanup, on a timer and on demand.
+
+The shell around :mod:`pynimbus.clojure_port.assignments` (port of nimbus.clj ``mk-assignments``
+and ``do-cleanup``, 1.2.4): it reads cluster state and the stored topologies, computes purely,
+and writes only the assignments that changed.  Rounds never overlap (a DeferredLock); the
+heartbeat cache lives here, touched only inside a round.  Everything blocking runs in a thread.
+"""
+
+import logging
+
+from twisted.internet import defer
+from twisted.internet.threads import deferToThread
+
+from pynimbus.blobstore.keys import get_id_from_blob_key
+from pynimbus.clojure_port import assignments as port_assignments
+from pynimbus.clojure_port import executors as port_executors
+from pynimbus.clojure_port import tasks as port_tasks
+from pynimbus.generated.storm.ttypes import KeyNotFoundException, NotAliveException
+from pynimbus.topology_store import (
+    delete_blobs, read_storm_conf, read_storm_topology, topology_keys)
+
+log = logging.getLogger(__name__)
+
+
+class TopologyDetailsCache:
+    """Per topology: the stored conf and the task -> component map (tasks never change)."""
+
+    def __init__(self, blob_store, compat):
+        self.blob_store = blob_store
+        self.compat = compat
+        self._entries = {}
+
+    def get(self, storm_id):
+        """``(storm_conf, task_info)`` of ``storm_id``; raises NotAliveException if gone."""
+        entry = self._entries.get(storm_id)
+        if entry is None:
+            storm_conf = read_storm_conf(self.blob_store, storm_id)
+            topology = read_storm_topology(self.blob_store, storm_id)
+            task_info = port_tasks.storm_task_info(topology, storm_conf, self.compat)
+            entry = self._entries[storm_id] = (storm_conf, task_info)
+        return entry
+
+    def forget(self, storm_id):
+        self._entries.pop(storm_id, None)
+
+
+class Monitor:
+    """mk-assignments and do-cleanup for one nimbus.
+
+    :param nimbus: the daemon (``conf``, ``state``, ``blob_store``, ``is_leader()``,
+        ``submit_lock``, ``clock``, ``reactor``).
+    """
+
+    def __init__(self, nimbus, run_blocking=deferToThread):
+        self.nimbus = nimbus
+        self.run_blocking = run_blocking
+        self.compat = nimbus.conf.get("pynimbus.storm.compat", "1.x")
+        self.details = TopologyDetailsCache(nimbus.blob_store, self.compat)
+        self.heartbeat_cache = {}
+        self.lock = defer.DeferredLock()
+        self._requested = None
+        self.rounds = 0
+
+    # -- on demand -----------------------------------------------------------------------
+
+    def request(self):
+        """Run a round soon (after a submission); requests made meanwhile share that round."""
+        if self._requested is None:
+            self._requested = self.nimbus.reactor.callLater(0, self._run_requested)
+
+    def _run_requested(self):
+        self._requested = None
+        self.mk_assignments().addErrback(
+            lambda f: log.error("mk-assignments failed: %s", f.getTraceback()))
+
+    def cancel(self):
+        if self._requested is not None and self._requested.active():
+            self._requested.cancel()
+        self._requested = None
+
+    # -- the timer's work ----------------------------------------------------------------
+
+    @defer.inlineCallbacks
+    def run(self):
+        """One monitor tick: mk-assignments (unless ``nimbus.do.not.reassign``), then cleanup."""
+        if not self.nimbus.conf.get("nimbus.do.not.reassign"):
+            yield self.mk_assignments()
+        yield self.do_cleanup()
+
+    @defer.inlineCallbacks
+    def mk_assignments(self, scratch_topology_id=None):
+        """Port of ``mk-assignments``: leader only; writes changed assignments; returns them."""
+        if not self.nimbus.is_leader():
+            log.debug("not a leader, skipping assignments")
+            return {}
+        yield self.lock.acquire()
+        try:
+            written = yield self.run_blocking(self._mk_assignments_blocking, scratch_topology_id)
+        finally:
+            self.lock.release()
+        self.rounds += 1
+        return written
+
+    def _mk_assignments_blocking(self, scratch_topology_id):
+        state = self.nimbus.state
+        now = int(self.nimbus.clock())
+        topologies = {}
+        for storm_id in state.active_storms():
+            base = state.storm_base(storm_id)
+            if base is None:
+                continue
+            try:
+                storm_conf, task_info = self.details.get(storm_id)
+            except NotAliveException:
+                log.warning("topology %s has a StormBase but no stored code; skipping", storm_id)
+                continue
+            executors = port_executors.compute_executors(task_info, base.component_executors)
+            topologies[storm_id] = port_assignments.topology_details(
+                storm_id, storm_conf, base, executors, task_info)
+        existing = {}
+        for storm_id in state.assignments():
+            if storm_id == scratch_topology_id:
+                continue
+            assignment = state.assignment_info(storm_id)
+            if assignment is not None:
+                existing[storm_id] = assignment
+        supervisors = {}
+        for supervisor_id in state.supervisors():
+            info = state.supervisor_info(supervisor_id)
+            if info is not None:
+                supervisors[supervisor_id] = info
+        beats = {storm_id: state.executor_beats(storm_id, assignment.executor_node_port)
+                 for storm_id, assignment in existing.items() if storm_id in topologies}
+        new_assignments, self.heartbeat_cache = port_assignments.compute_new_assignments(
+            topologies, existing, supervisors, self.heartbeat_cache, beats, now,
+            self.nimbus.conf, self.compat, scratch_topology_id=scratch_topology_id,
+            master_code_dir=self.nimbus.conf.get("storm.local.dir"))
+        written = {}
+        for storm_id, assignment in sorted(new_assignments.items()):
+            if port_assignments.assignment_changed(existing.get(storm_id), assignment):
+                log.info("Setting new assignment for topology id %s", storm_id)
+                state.set_assignment(storm_id, assignment)
+                written[storm_id] = assignment
+        return written
+
+    @defer.inlineCallbacks
+    def do_cleanup(self):
+        """Port of ``do-cleanup``: tear down what is left of topologies no longer in /storms."""
+        if not self.nimbus.is_leader():
+            return []
+        lock = self.nimbus.submit_lock
+        yield lock.acquire()
+        try:
+            ids = yield self.run_blocking(self._cleanup_storm_ids)
+        finally:
+            lock.release()
+        for storm_id in ids:
+            yield self.run_blocking(self._cleanup, storm_id)
+        return ids
+
+    def _cleanup_storm_ids(self):
+        """Port of ``cleanup-storm-ids``."""
+        state = self.nimbus.state
+        ids = set(state.heartbeat_storms()) | set(state.error_topologies())
+        ids |= set(state.backpressure_topologies())
+        ids |= {get_id_from_blob_key(key) for key in self.nimbus.blob_store.list_keys()} - {None}
+        return sorted(ids - set(state.active_storms()))
+
+    def _cleanup(self, storm_id):
+        log.info("Cleaning up %s", storm_id)
+        state = self.nimbus.state
+        state.teardown_heartbeats(storm_id)
+        state.teardown_topology_errors(storm_id)
+        state.remove_backpressure(storm_id)
+        blob_store = self.nimbus.blob_store
+        dependency_jars = []
+        try:
+            dependency_jars = list(read_storm_topology(blob_store, storm_id).dependency_jars or ())
+        except NotAliveException:
+            pass
+        for key in dependency_jars + topology_keys(storm_id):
+            try:
+                state.remove_blobstore_key(key)
+                state.remove_key_version(key)
+            except (KeyNotFoundException, ValueError):
+                pass
+        delete_blobs(blob_store, dependency_jars + topology_keys(storm_id))
+        self.details.forget(storm_id)
+        self.heartbeat_cache.pop(storm_id, None)
