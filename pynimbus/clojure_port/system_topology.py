@@ -1,0 +1,543 @@
+"""The system topology: the user topology plus the components and streams Storm adds (pure).
+
+Port of common.clj ``system-topology!`` and its steps (1.2.4); 2.8.8 ``StormCommon.systemTopology``
+(submit-path.md section 5).  Nimbus builds it at submit (to validate), at start (for the
+StormBase's executor counts), for ``getTopology`` and for task ids; every worker builds the same
+thing from the stored user topology, so ids, streams, fields and task counts must match the
+workers' generation exactly:
+
+* ``__acker``: inputs from every spout's ``__ack_init`` and every user bolt's ``__ack_ack``,
+  ``__ack_fail``, ``__ack_reset_timeout`` (fields ["id"]); those three streams out, direct;
+* ``__eventlogger`` only when ``topology.eventlogger.executors`` is null or > 0;
+* metrics consumers: 1.x ``__metrics<class>``, 2.x ``__metrics_<class>``, ``#2``... for repeats;
+* ``__system``: parallelism 0, streams 1.x ``__tick`` ``__metrics_tick`` ``__credentials``,
+  2.x ``__tick`` ``__flush`` ``__metrics_tick``;
+* every component gets ``__metrics`` and ``__system`` streams.
+
+Every public step returns a new topology and never changes its argument.  The objects of the
+added components are placeholders (:mod:`pynimbus.clojure_port.java_serialized`).
+
+Where Storm reports the first of several problems, "first" follows the Java iteration order of
+the topology's maps, modelled as that of a freshly decoded Thrift map
+(:func:`pynimbus.clojure_port.conf.thrift_map_order`).
+"""
+
+import copy
+
+from pynimbus.clojure_port import java_serialized
+from pynimbus.clojure_port.conf import (
+    TOPOLOGY_ACKER_EXECUTORS, TOPOLOGY_EVENTLOGGER_EXECUTORS, TOPOLOGY_TASKS, TOPOLOGY_WORKERS,
+    JavaHashMap, as_read_by, clojure_map_order, clojure_set_order, compat_of, get_int,
+    parse_component_json, require_int, thrift_map_order, to_json)
+from pynimbus.generated.storm.ttypes import (
+    Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
+    NullStruct, StreamInfo)
+
+ACKER_COMPONENT_ID = "__acker"
+ACKER_INIT_STREAM_ID = "__ack_init"
+ACKER_ACK_STREAM_ID = "__ack_ack"
+ACKER_FAIL_STREAM_ID = "__ack_fail"
+ACKER_RESET_TIMEOUT_STREAM_ID = "__ack_reset_timeout"
+EVENTLOGGER_COMPONENT_ID = "__eventlogger"
+EVENTLOGGER_STREAM_ID = "__eventlog"
+EVENTLOGGER_FIELDS = ["component-id", "message-id", "ts", "values"]
+SYSTEM_COMPONENT_ID = "__system"
+SYSTEM_STREAM_ID = "__system"
+SYSTEM_TICK_STREAM_ID = "__tick"
+SYSTEM_FLUSH_STREAM_ID = "__flush"
+METRICS_STREAM_ID = "__metrics"
+METRICS_TICK_STREAM_ID = "__metrics_tick"
+CREDENTIALS_CHANGED_STREAM_ID = "__credentials"
+METRICS_COMPONENT_ID_PREFIX = {"1.x": "__metrics", "2.x": "__metrics_"}
+
+TOPOLOGY_MESSAGE_TIMEOUT_SECS = "topology.message.timeout.secs"
+TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
+TOPOLOGY_METRICS_CONSUMER_REGISTER = "topology.metrics.consumer.register"
+NIMBUS_EXECUTORS_PER_TOPOLOGY = "nimbus.executors.perTopology"
+NIMBUS_SLOTS_PER_TOPOLOGY = "nimbus.slots.perTopology"
+RESOURCE_AWARE_SCHEDULER = "org.apache.storm.scheduler.resource.ResourceAwareScheduler"
+
+
+def is_system_id(identifier):
+    """Port of ``Utils.isSystemId``: ids starting with ``__`` are Storm's."""
+    return identifier.startswith("__")
+
+
+def all_components(topology):
+    """Port of common.clj ``all-components`` (1.2.4); 2.8.8 ``StormCommon.allComponents``:
+    ``{id: Bolt | SpoutSpec | StateSpoutSpec}``, bolts then spouts then state spouts, a later
+    map winning for an id used twice."""
+    ret = {}
+    for mapping in (topology.bolts, topology.spouts, topology.state_spouts):
+        ret.update(mapping or {})
+    return ret
+
+
+def _java_component_order(topology, compat):
+    """Ids of :func:`all_components` in the order Storm iterates that map."""
+    maps = [topology.bolts or {}, topology.spouts or {}, topology.state_spouts or {}]
+    if compat == "2.x":
+        merged = JavaHashMap(items=[(k, None) for k in thrift_map_order(maps[0])])
+        for mapping in maps[1:]:
+            merged.put_all([(k, None) for k in thrift_map_order(mapping)])
+        return merged.keys()
+    ids = []
+    for mapping in maps:
+        ids.extend(thrift_map_order(mapping))
+    return clojure_map_order(dict.fromkeys(ids))
+
+
+def num_start_executors(component):
+    """Port of common.clj ``num-start-executors`` (1.2.4); 2.8.8
+    ``StormCommon.numStartExecutors``: the parallelism hint, 1 when unset."""
+    hint = component.common.parallelism_hint
+    return 1 if hint is None else hint
+
+
+def component_executors(system_topology):
+    """The StormBase's ``component_executors`` as start-storm computes it: every component of
+    the system topology -> its parallelism hint (1 when unset; ``__system`` -> 0)."""
+    return {cid: num_start_executors(c) for cid, c in all_components(system_topology).items()}
+
+
+def _component_conf(component, compat):
+    """Port of common.clj ``component-conf``; 2.8.8 ``StormCommon.componentConf`` ({} if none)."""
+    return as_read_by(parse_component_json(component.common.json_conf), compat) or {}
+
+
+def json_conf_with(json_conf, extra, compat):
+    """``json_conf`` with the keys of ``extra`` set, as Storm writes it back.
+
+    1.x: ``(to-json (merge (component-conf c) extra))`` -- a Clojure map: new keys appended,
+    known keys replaced in place, hash order past 8 keys.  2.x: a ``HashMap`` filled with the
+    parsed conf, then ``put`` of each extra key.
+    """
+    parsed = parse_component_json(json_conf)
+    if compat == "2.x":
+        conf = JavaHashMap()
+        if parsed:
+            conf.put_all(as_read_by(parsed, compat))
+        for key, value in extra.items():
+            conf.put(key, value)
+        return to_json(conf)
+    conf = dict(as_read_by(parsed, compat)) if parsed else {}
+    conf.update(extra)
+    return to_json({k: conf[k] for k in clojure_map_order(conf)})
+
+
+def _new_conf_json(pairs, compat):
+    """JSON of a conf map Storm builds from scratch: 1.x a map literal (its order), 2.x a
+    ``HashMap`` filled in that order."""
+    if compat == "2.x":
+        return to_json(JavaHashMap(items=pairs))
+    return to_json(dict(pairs))
+
+
+def _invalid(msg):
+    return InvalidTopologyException(msg=msg)
+
+
+def _fields_grouping(fields):
+    return Grouping(fields=list(fields))
+
+
+def _direct_grouping():
+    return Grouping(direct=NullStruct())
+
+
+def _streams(common):
+    if common.streams is None:
+        common.streams = {}
+    return common.streams
+
+
+def _inputs(common):
+    if common.inputs is None:
+        common.inputs = {}
+    return common.inputs
+
+
+# -- validate-basic! ------------------------------------------------------------------------
+
+def validate_basic(topology, compat="1.x"):
+    """Port of common.clj ``validate-basic!`` (1.2.4); 2.8.8 ``StormCommon.validateBasic``.
+
+    In order: no component id and no declared stream id may start with ``__`` (bolts, then
+    spouts, then state spouts; ids before streams); 2.x only: no id may be used twice; spouts
+    and state spouts may have no inputs; a component with ``topology.tasks`` > 0 must have a
+    parallelism hint > 0.
+
+    :raises InvalidTopologyException: with each generation's words (2.x ends the id messages
+        with a full stop).
+    1.2.4 never reports "Duplicate component ids": its check counts (id, component) pairs,
+    which never repeat across spouts and bolts, so an id used twice is shadowed as
+    :func:`all_components` describes.  A component without ``topology.tasks`` counts as 0 (1.2.4
+    would fail with a NullPointerException; at submit the topology is normalized first).
+    """
+    stop = "." if compat == "2.x" else ""
+    ids = []
+    for mapping in (topology.bolts, topology.spouts, topology.state_spouts):
+        order = thrift_map_order(mapping)
+        for cid in order:
+            if is_system_id(cid):
+                raise _invalid("%s is not a valid component id%s" % (cid, stop))
+        for cid in order:
+            for stream_id in thrift_map_order(mapping[cid].common.streams):
+                if is_system_id(stream_id):
+                    raise _invalid("%s is not a valid stream id%s" % (stream_id, stop))
+        ids.extend(order)
+    if compat == "2.x":
+        seen, repeats = set(), []
+        for cid in ids:
+            if cid in seen:
+                repeats.append(cid)
+            seen.add(cid)
+        if repeats:
+            raise _invalid("Duplicate component ids: [%s]" % ", ".join(repeats))
+    for mapping in (topology.spouts, topology.state_spouts):
+        for cid in thrift_map_order(mapping):
+            if mapping[cid].common.inputs:
+                raise _invalid("May not declare inputs for a spout")
+    components = all_components(topology)
+    for cid in _java_component_order(topology, compat):
+        component = components[cid]
+        tasks = _component_conf(component, compat).get(TOPOLOGY_TASKS)
+        tasks = get_int(tasks, 0) if compat == "2.x" else (0 if tasks is None else tasks)
+        if tasks > 0 and num_start_executors(component) <= 0:
+            raise _invalid("Number of executors must be greater than 0 when number of tasks is "
+                           "greater than 0")
+
+
+# -- the added components -------------------------------------------------------------------
+
+def _bolt(kind, compat, inputs, streams, parallelism, conf_pairs, details=None):
+    return Bolt(
+        bolt_object=ComponentObject(
+            serialized_java=java_serialized.serialized_component(kind, compat, details)),
+        common=ComponentCommon(inputs=inputs, streams=streams, parallelism_hint=parallelism,
+                               json_conf=_new_conf_json(conf_pairs, compat)))
+
+
+def _message_timeout(conf, compat):
+    timeout = conf.get(TOPOLOGY_MESSAGE_TIMEOUT_SECS)
+    return require_int(timeout) if compat == "2.x" else timeout
+
+
+def _hint(value):
+    """What ``set_parallelism_hint`` stores: the number as an int; None leaves it unset."""
+    return None if value is None else int(value)
+
+
+def _add_acker(conf, ret, compat):
+    if compat == "2.x":
+        count = get_int(conf.get(TOPOLOGY_ACKER_EXECUTORS),
+                        require_int(conf.get(TOPOLOGY_WORKERS)))
+    else:
+        count = conf.get(TOPOLOGY_ACKER_EXECUTORS)
+        if count is None:
+            count = conf.get(TOPOLOGY_WORKERS)
+    timeout = _message_timeout(conf, compat)
+    inputs = {}
+    for spout_id in ret.spouts or {}:
+        inputs[GlobalStreamId(spout_id, ACKER_INIT_STREAM_ID)] = _fields_grouping(["id"])
+    for bolt_id in ret.bolts or {}:
+        for stream_id in (ACKER_ACK_STREAM_ID, ACKER_FAIL_STREAM_ID,
+                          ACKER_RESET_TIMEOUT_STREAM_ID):
+            inputs[GlobalStreamId(bolt_id, stream_id)] = _fields_grouping(["id"])
+    streams = {stream_id: StreamInfo(output_fields=["id", "time-delta-ms"], direct=True)
+               for stream_id in (ACKER_ACK_STREAM_ID, ACKER_FAIL_STREAM_ID,
+                                 ACKER_RESET_TIMEOUT_STREAM_ID)}
+    acker = _bolt(java_serialized.ACKER, compat, inputs, streams, _hint(count),
+                  [(TOPOLOGY_TASKS, count), (TOPOLOGY_TICK_TUPLE_FREQ_SECS, timeout)])
+    for bolt in (ret.bolts or {}).values():
+        streams = _streams(bolt.common)
+        streams[ACKER_ACK_STREAM_ID] = StreamInfo(output_fields=["id", "ack-val"], direct=False)
+        streams[ACKER_FAIL_STREAM_ID] = StreamInfo(output_fields=["id"], direct=False)
+        streams[ACKER_RESET_TIMEOUT_STREAM_ID] = StreamInfo(output_fields=["id"], direct=False)
+    for spout in (ret.spouts or {}).values():
+        common = spout.common
+        common.json_conf = json_conf_with(common.json_conf,
+                                          {TOPOLOGY_TICK_TUPLE_FREQ_SECS: timeout}, compat)
+        _streams(common)[ACKER_INIT_STREAM_ID] = StreamInfo(
+            output_fields=["id", "init-val", "spout-task"], direct=False)
+        for stream_id in (ACKER_ACK_STREAM_ID, ACKER_FAIL_STREAM_ID,
+                          ACKER_RESET_TIMEOUT_STREAM_ID):
+            _inputs(common)[GlobalStreamId(ACKER_COMPONENT_ID, stream_id)] = _direct_grouping()
+    if ret.bolts is None:
+        ret.bolts = {}
+    ret.bolts[ACKER_COMPONENT_ID] = acker
+
+
+def has_eventloggers(conf, compat="1.x"):
+    """Port of common.clj ``has-eventloggers?``; 2.8.8 ``StormCommon.hasEventLoggers``:
+    ``topology.eventlogger.executors`` is null or > 0."""
+    count = conf.get(TOPOLOGY_EVENTLOGGER_EXECUTORS)
+    if count is None:
+        return True
+    return (require_int(count) if compat == "2.x" else count) > 0
+
+
+def has_ackers(conf, compat="1.x"):
+    """Port of common.clj ``has-ackers?``; 2.8.8 ``StormCommon.hasAckers``:
+    ``topology.acker.executors`` is null or > 0."""
+    count = conf.get(TOPOLOGY_ACKER_EXECUTORS)
+    if count is None:
+        return True
+    return (require_int(count) if compat == "2.x" else count) > 0
+
+
+def _add_eventlogger(conf, ret, compat):
+    if compat == "2.x":
+        count = get_int(conf.get(TOPOLOGY_EVENTLOGGER_EXECUTORS),
+                        get_int(conf.get(TOPOLOGY_WORKERS)))
+        if count is None or count == 0:
+            return
+    else:
+        count = conf.get(TOPOLOGY_EVENTLOGGER_EXECUTORS)
+        if count is None:
+            count = conf.get(TOPOLOGY_WORKERS)
+    timeout = _message_timeout(conf, compat)
+    inputs = {}
+    for cid in list(ret.spouts or {}) + list(ret.bolts or {}):
+        inputs[GlobalStreamId(cid, EVENTLOGGER_STREAM_ID)] = _fields_grouping(["component-id"])
+    logger = _bolt(java_serialized.EVENTLOGGER, compat, inputs, {}, _hint(count),
+                   [(TOPOLOGY_TASKS, count), (TOPOLOGY_TICK_TUPLE_FREQ_SECS, timeout)])
+    for component in all_components(ret).values():
+        _streams(component.common)[EVENTLOGGER_STREAM_ID] = StreamInfo(
+            output_fields=list(EVENTLOGGER_FIELDS), direct=False)
+    ret.bolts[EVENTLOGGER_COMPONENT_ID] = logger
+
+
+def metrics_consumer_ids(conf, compat="1.x"):
+    """Port of common.clj ``metrics-consumer-register-ids`` (1.2.4; 2.8.8 inside
+    ``StormCommon.metricsConsumerBoltSpecs``): one id per registered consumer, the prefix plus
+    its class, ``#2``, ``#3``... appended to repeats."""
+    prefix = METRICS_COMPONENT_ID_PREFIX["2.x" if compat == "2.x" else "1.x"]
+    seen = {}
+    ids = []
+    for register in conf.get(TOPOLOGY_METRICS_CONSUMER_REGISTER) or []:
+        klass = register.get("class")
+        name = ("null" if compat == "2.x" else "") if klass is None else str(klass)
+        seen[name] = seen.get(name, 0) + 1
+        ids.append(prefix + name + ("#%d" % seen[name] if seen[name] >= 2 else ""))
+    return ids
+
+
+def _add_metric_components(conf, ret, compat):
+    registers = conf.get(TOPOLOGY_METRICS_CONSUMER_REGISTER) or []
+    if not registers:
+        return
+    emitters = [SYSTEM_COMPONENT_ID] + list(all_components(ret))
+    for cid, register in zip(metrics_consumer_ids(conf, compat), registers):
+        hint = register.get("parallelism.hint")
+        if compat == "2.x":
+            hint = get_int(hint, 1)
+        elif hint is None or hint is False:
+            hint = 1
+        inputs = {GlobalStreamId(e, METRICS_STREAM_ID): Grouping(shuffle=NullStruct())
+                  for e in emitters}
+        ret.bolts[cid] = _bolt(java_serialized.METRICS_CONSUMER, compat, inputs, {}, _hint(hint),
+                               [(TOPOLOGY_TASKS, hint)], details=register)
+
+
+def _add_system_components(conf, ret, compat):
+    if compat == "2.x":
+        names = [(SYSTEM_TICK_STREAM_ID, ["rate_secs"]), (SYSTEM_FLUSH_STREAM_ID, []),
+                 (METRICS_TICK_STREAM_ID, ["interval"])]
+    else:
+        names = [(SYSTEM_TICK_STREAM_ID, ["rate_secs"]), (METRICS_TICK_STREAM_ID, ["interval"]),
+                 (CREDENTIALS_CHANGED_STREAM_ID, ["creds"])]
+    streams = {sid: StreamInfo(output_fields=fields, direct=False) for sid, fields in names}
+    ret.bolts[SYSTEM_COMPONENT_ID] = _bolt(java_serialized.SYSTEM, compat, {}, streams, 0,
+                                           [(TOPOLOGY_TASKS, 0)])
+
+
+def _add_stream_everywhere(ret, stream_id, fields):
+    for component in all_components(ret).values():
+        _streams(component.common)[stream_id] = StreamInfo(output_fields=list(fields),
+                                                           direct=False)
+
+
+def _add_metric_streams(ret):
+    _add_stream_everywhere(ret, METRICS_STREAM_ID, ["task-info", "data-points"])
+
+
+def _add_system_streams(ret):
+    _add_stream_everywhere(ret, SYSTEM_STREAM_ID, ["event"])
+
+
+def add_acker(conf, topology, compat="1.x"):
+    """Port of common.clj ``add-acker!`` (1.2.4); 2.8.8 ``StormCommon.addAcker``.
+
+    Adds bolt ``__acker`` (always, even with 0 executors): ``topology.acker.executors``, else
+    ``topology.workers``, executors and tasks; tick tuples every ``topology.message.timeout.secs``.
+    Every user bolt gets streams ``__ack_ack`` ["id", "ack-val"], ``__ack_fail`` ["id"],
+    ``__ack_reset_timeout`` ["id"]; every spout gets ``__ack_init`` ["id", "init-val",
+    "spout-task"], direct inputs from the acker's three streams, and the tick frequency in its
+    json_conf.  Returns a new topology.
+    """
+    ret = copy.deepcopy(topology)
+    _add_acker(conf, ret, compat_of(conf, compat))
+    return ret
+
+
+def add_eventlogger(conf, topology, compat="1.x"):
+    """Port of common.clj ``add-eventlogger!`` (1.2.4); 2.8.8 ``StormCommon.addEventLogger``.
+
+    Adds bolt ``__eventlogger`` (``topology.eventlogger.executors``, else ``topology.workers``,
+    executors and tasks) fed by every spout and bolt's ``__eventlog`` stream (fields grouping on
+    "component-id"), and that stream to every component present.  2.x adds nothing for 0
+    executors; :func:`system_topology` calls this only when :func:`has_eventloggers`.
+    """
+    ret = copy.deepcopy(topology)
+    _add_eventlogger(conf, ret, compat_of(conf, compat))
+    return ret
+
+
+def add_metric_components(conf, topology, compat="1.x"):
+    """Port of common.clj ``add-metric-components!`` (1.2.4); 2.8.8
+    ``StormCommon.addMetricComponents``: one bolt per ``topology.metrics.consumer.register``
+    entry (:func:`metrics_consumer_ids`), ``parallelism.hint`` (1) executors and tasks, shuffle
+    inputs from the ``__metrics`` stream of every component present and of ``__system``."""
+    ret = copy.deepcopy(topology)
+    _add_metric_components(conf, ret, compat_of(conf, compat))
+    return ret
+
+
+def add_system_components(conf, topology, compat="1.x"):
+    """Port of common.clj ``add-system-components!`` (1.2.4); 2.8.8
+    ``StormCommon.addSystemComponents``: bolt ``__system`` with parallelism hint 0 and 0 tasks;
+    streams ``__tick`` ["rate_secs"], ``__metrics_tick`` ["interval"], then 1.x ``__credentials``
+    ["creds"] / 2.x ``__flush`` []."""
+    ret = copy.deepcopy(topology)
+    _add_system_components(conf, ret, compat_of(conf, compat))
+    return ret
+
+
+def add_metric_streams(topology):
+    """Port of common.clj ``add-metric-streams!``; 2.8.8 ``StormCommon.addMetricStreams``:
+    every component gets stream ``__metrics`` ["task-info", "data-points"]."""
+    ret = copy.deepcopy(topology)
+    _add_metric_streams(ret)
+    return ret
+
+
+def add_system_streams(topology):
+    """Port of common.clj ``add-system-streams!``; 2.8.8 ``StormCommon.addSystemStreams``:
+    every component gets stream ``__system`` ["event"]."""
+    ret = copy.deepcopy(topology)
+    _add_system_streams(ret)
+    return ret
+
+
+# -- validate-structure! --------------------------------------------------------------------
+
+def validate_structure(topology, compat="1.x"):
+    """Port of common.clj ``validate-structure!`` (1.2.4); 2.8.8 ``StormCommon.validateStructure``.
+
+    Every input must name an existing component and one of its streams; a fields grouping's
+    fields must be output fields of that stream (1.x) / of any stream of the source (2.x).
+
+    :raises InvalidTopologyException: 1.x lists missing fields as a Clojure set
+        (``#{"a" "b"}``), 2.x as a Java list after the odd ``+ with`` of its message.
+    """
+    components = all_components(topology)
+    for cid in _java_component_order(topology, compat):
+        for stream, grouping in (components[cid].common.inputs or {}).items():
+            source, source_stream = stream.componentId, stream.streamId
+            if source not in components:
+                raise _invalid("Component: [%s] subscribes from non-existent component [%s]"
+                               % (cid, source))
+            streams = components[source].common.streams or {}
+            if source_stream not in streams:
+                raise _invalid("Component: [%s] subscribes from non-existent stream: [%s] of "
+                               "component [%s]" % (cid, source_stream, source))
+            if grouping.fields is None:
+                continue
+            if compat == "2.x":
+                known = set()
+                for info in streams.values():
+                    known.update(info.output_fields or [])
+                missing = [f for f in grouping.fields if f not in known]
+                if missing:
+                    raise _invalid("Component: [%s] subscribes from stream: [%s] of component "
+                                   "[%s] + with non-existent fields: [%s]"
+                                   % (cid, source_stream, source, ", ".join(missing)))
+            else:
+                known = set(streams[source_stream].output_fields or [])
+                missing = [f for f in clojure_set_order(grouping.fields) if f not in known]
+                if missing:
+                    raise _invalid("Component: [%s] subscribes from stream: [%s] of component "
+                                   "[%s] with non-existent fields: #{%s}"
+                                   % (cid, source_stream, source,
+                                      " ".join('"%s"' % f for f in missing)))
+
+
+# -- system-topology! -----------------------------------------------------------------------
+
+def system_topology(conf, topology, compat=None):
+    """Port of common.clj ``system-topology!`` (1.2.4); 2.8.8 ``StormCommon.systemTopology``.
+
+    ``validate_basic`` on the input, then on a copy: ``add_acker``, ``add_eventlogger`` (only
+    when :func:`has_eventloggers`), ``add_metric_components``, ``add_system_components``,
+    ``add_metric_streams``, ``add_system_streams``, ``validate_structure``.  ``conf`` is the
+    total conf (nimbus conf overlaid with the topology conf).
+
+    :raises InvalidTopologyException: the topology is structurally invalid.
+    """
+    compat = compat_of(conf, compat)
+    validate_basic(topology, compat)
+    ret = copy.deepcopy(topology)
+    if ret.bolts is None:
+        ret.bolts = {}
+    _add_acker(conf, ret, compat)
+    if has_eventloggers(conf, compat):
+        _add_eventlogger(conf, ret, compat)
+    _add_metric_components(conf, ret, compat)
+    _add_system_components(conf, ret, compat)
+    _add_metric_streams(ret)
+    _add_system_streams(ret)
+    validate_structure(ret, compat)
+    return ret
+
+
+# -- validate-topology-size -----------------------------------------------------------------
+
+def validate_topology_size(topo_conf, nimbus_conf, topology, compat=None):
+    """Port of nimbus.clj ``validate-topology-size`` (1.2.4); 2.8.8
+    ``Nimbus.validateTopologySize`` (submit-path.md step 18).
+
+    ``topo_conf`` is the topology's own conf (not merged with nimbus's), ``topology`` the
+    normalized *user* topology.  The executors asked for are the sum of its parallelism hints.
+    1.x checks ``nimbus.executors.perTopology`` then ``nimbus.slots.perTopology``; 2.x the
+    other way round, and skips the slots check under the ResourceAwareScheduler.
+
+    :raises InvalidTopologyException: "Failed to submit topology. Topology requests more than
+        N executors." / "... N workers."
+    Deliberate difference (1.x): a conf without ``topology.workers`` counts as 1 worker (its
+    default) where 1.2.4 fails with a NullPointerException when a slots limit is set.
+    """
+    compat = compat_of(nimbus_conf, compat)
+    executors = sum(num_start_executors(c) for c in all_components(topology).values())
+    allowed_executors = nimbus_conf.get(NIMBUS_EXECUTORS_PER_TOPOLOGY)
+    allowed_workers = nimbus_conf.get(NIMBUS_SLOTS_PER_TOPOLOGY)
+    workers = topo_conf.get(TOPOLOGY_WORKERS)
+
+    def check_executors():
+        if allowed_executors is not None and executors > allowed_executors:
+            raise _invalid("Failed to submit topology. Topology requests more than %s executors."
+                           % allowed_executors)
+
+    def check_workers():
+        count = 1 if workers is None else workers
+        if allowed_workers is not None and count > allowed_workers:
+            raise _invalid("Failed to submit topology. Topology requests more than %s workers."
+                           % allowed_workers)
+
+    if compat == "2.x":
+        if nimbus_conf.get("storm.scheduler") != RESOURCE_AWARE_SCHEDULER:
+            check_workers()
+        check_executors()
+    else:
+        check_executors()
+        check_workers()
