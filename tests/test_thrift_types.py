@@ -108,3 +108,19 @@ def test_key_structs_hash_by_value():
     """Equal NodeInfo/ExecutorInfo values hash equally, so they work as dict keys."""
     assert hash(ttypes.NodeInfo("a", {1})) == hash(ttypes.NodeInfo("a", {1}))
     assert {ttypes.ExecutorInfo(1, 2): "x"}[ttypes.ExecutorInfo(1, 2)] == "x"
+
+
+def test_thrift_exceptions_pass_through_context_managers():
+    """A Thrift exception raised in a contextmanager's with-block reaches the caller as itself."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def passing():
+        yield
+
+    with pytest.raises(ttypes.NotAliveException) as caught:
+        with passing():
+            raise ttypes.NotAliveException(msg="gone")
+    assert caught.value.msg == "gone"
+    with pytest.raises(TypeError):
+        caught.value.msg = "changed"

@@ -3,8 +3,9 @@
 ``pynimbus/generated/storm/`` is written by ``python -m pynimbus.thrift_codegen`` and never
 edited by hand; ``tests/test_generated_code.py`` regenerates it and fails on any difference.
 
-This module is ours.  It applies, once, the single fix the stock Python generator needs for
-Storm's IDL: Storm keys maps by containers and structs (``Assignment.executor_node_port`` is a
+This module is ours.  It applies, once, the fixes the stock Python generator needs.
+
+Hashable keys.  Storm keys maps by containers and structs (``Assignment.executor_node_port`` is a
 ``map<list<i64>, NodeInfo>``, ``Assignment.worker_resources`` a ``map<NodeInfo, ...>``,
 ``ClusterWorkerHeartbeat.executor_stats`` a ``map<ExecutorInfo, ...>``).  The generated readers
 build a ``list`` key and the generated structs define ``__eq__`` without ``__hash__``, so
@@ -12,6 +13,12 @@ decoding such a map raises ``TypeError: unhashable``.  :func:`make_map_keys_hash
 container map keys immutable in ``thrift_spec`` (list -> tuple, set -> frozenset, honoured by
 both the C accelerator and the pure-Python spec reader), routes the affected structs' pure-Python
 ``read`` through that spec reader, and gives key structs a value hash.
+
+Exceptions that can travel.  The generated exceptions are immutable: their ``__setattr__``
+refuses every attribute, including the ``__traceback__``/``__context__`` that Python code such as
+``contextlib`` sets while an exception passes through a ``with`` block, which then turns the
+Thrift exception into a TypeError.  :func:`let_exceptions_travel` lets those dunder attributes
+through and keeps the Thrift fields immutable.
 """
 
 from thrift.Thrift import TType
@@ -116,6 +123,24 @@ def make_map_keys_hashable(modules):
     return fixed
 
 
+def _exception_setattr(self, name, value):
+    if name.startswith("__") and name.endswith("__"):
+        BaseException.__setattr__(self, name, value)
+    else:
+        raise TypeError("can't modify immutable instance")
+
+
+def let_exceptions_travel(module):
+    """Allow Python's exception machinery to set dunder attributes on immutable exceptions."""
+    fixed = []
+    for cls in list(vars(module).values()):
+        if (isinstance(cls, type) and issubclass(cls, BaseException)
+                and getattr(cls, "thrift_spec", None) is not None):
+            cls.__setattr__ = _exception_setattr
+            fixed.append(cls)
+    return fixed
+
+
 from .storm import ttypes as _ttypes  # noqa: E402  (the fix must follow the helpers)
 from .storm import Nimbus as _nimbus  # noqa: E402
 from .storm import Supervisor as _supervisor  # noqa: E402
@@ -123,3 +148,4 @@ from .storm import DistributedRPC as _drpc  # noqa: E402
 from .storm import DistributedRPCInvocations as _drpc_invocations  # noqa: E402
 
 make_map_keys_hashable((_ttypes, _nimbus, _supervisor, _drpc, _drpc_invocations))
+let_exceptions_travel(_ttypes)

@@ -2,10 +2,12 @@
 
 Ports of nimbus.clj (1.2.4) ``get-cluster-info``, ``make-supervisor-summary``, ``getLeader``,
 ``isTopologyNameAllowed``, ``getNimbusConf``, and of the 2.8.8 ``getTopologySummaries`` family.
-Cluster state is read in a thread (``run_blocking``) so the reactor never waits on ZooKeeper.
-Topology pages with real content (executors, stats) belong to the submission work (issue 3);
-until a topology exists every per-topology query answers ``NotAliveException`` as Storm does
-for an unknown id.
+Per topology: ``getTopologyConf``, ``getTopology`` (the system topology, recomputed from the
+stored conf and topology as ``system-topology!``), ``getUserTopology`` and
+``getTopologyInfo[WithOpts]`` (port of nimbus.clj ``getTopologyInfoWithOpts``: executors with
+their host, port and uptime, stats from the workers' heartbeats, errors per component).
+Cluster state and blobs are read in a thread (``run_blocking``): the reactor never waits.
+An unknown id answers ``NotAliveException(id)``, as Storm does.
 """
 
 import json
@@ -13,10 +15,13 @@ import time
 
 from twisted.internet.threads import deferToThread
 
+from pynimbus.clojure_port import system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.generated.storm.ttypes import (
-    ClusterSummary, InvalidTopologyException, NotAliveException,
-    SupervisorSummary, TopologyStatus, TopologySummary)
+    ClusterSummary, DebugOptions, ExecutorInfo, ExecutorSummary, InvalidTopologyException,
+    NotAliveException, NumErrorsChoice, SupervisorSummary, TopologyInfo, TopologyStatus,
+    TopologySummary)
+from pynimbus.topology_store import read_storm_conf, read_storm_topology
 
 
 def status_string(status):
@@ -70,12 +75,14 @@ class QueriesHandler:
     :param cluster_state: a :class:`pynimbus.cluster.state.StormClusterState`.
     :param leadership: an object with ``leader()`` -> ``"host:port"`` or None.
     :param started_at: nimbus start time (Unix seconds).
+    :param blob_store: the blob store holding each topology's stored conf and code.
     """
 
-    def __init__(self, conf, cluster_state, leadership, started_at,
+    def __init__(self, conf, cluster_state, leadership, started_at, blob_store=None,
                  run_blocking=deferToThread, clock=time.time):
         self.conf = conf
         self.state = cluster_state
+        self.blob_store = blob_store
         self.leadership = leadership
         self.started_at = started_at
         self.run_blocking = run_blocking
@@ -157,14 +164,67 @@ class QueriesHandler:
         return topology_summary(storm_id, base, self.state.assignment_info(storm_id), self.clock())
 
     def _summary_by_name(self, name):
+        return self._summary_by_id(self._storm_id_or_not_alive(name))
+
+    def _storm_id_or_not_alive(self, name):
         storm_id = self._storm_id_of(name)
         if storm_id is None:
             raise NotAliveException(msg="%s is not alive" % name)
-        return self._summary_by_id(storm_id)
+        return storm_id
 
-    def _topology_not_ready(self, storm_id):
-        self._require_storm_base(storm_id)
-        raise NotAliveException(msg="%s: topology details are not available yet" % storm_id)
+    def _stored_conf(self, storm_id):
+        return read_storm_conf(self.blob_store, storm_id)
+
+    def _system_topology(self, storm_id):
+        return system_topology.system_topology(
+            self._stored_conf(storm_id), read_storm_topology(self.blob_store, storm_id),
+            self.compat)
+
+    def _topology_info(self, storm_id, options=None):
+        """Port of ``getTopologyInfoWithOpts`` (1.2.4)."""
+        base = self._require_storm_base(storm_id)
+        storm_conf = self._stored_conf(storm_id)
+        user_topology = read_storm_topology(self.blob_store, storm_id)
+        components = system_topology.all_components(
+            system_topology.system_topology(storm_conf, user_topology, self.compat))
+        task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+        assignment = self.state.assignment_info(storm_id)
+        executor_node_port = assignment.executor_node_port if assignment else {}
+        beats = self.state.executor_beats(storm_id, executor_node_port) if assignment else {}
+        executors = []
+        for executor, node_info in executor_node_port.items():
+            beat = beats.get(tuple(executor))
+            summary = ExecutorSummary(
+                executor_info=ExecutorInfo(executor[0], executor[1]),
+                component_id=task_to_component.get(executor[0]),
+                host=(assignment.node_host or {}).get(node_info.node),
+                port=next(iter(node_info.port)),
+                uptime_secs=(beat.uptime if beat is not None else 0) or 0)
+            if beat is not None and beat.stats is not None:
+                summary.stats = beat.stats
+            executors.append(summary)
+        choice = options.num_err_choice if options is not None else None
+        errors = {c: self._errors(storm_id, c, choice) for c in components}
+        info = TopologyInfo(
+            id=storm_id, name=base.name,
+            uptime_secs=max(0, int(self.clock()) - (base.launch_time_secs or 0)),
+            executors=executors, status=status_string(base.status), errors=errors)
+        if base.owner:
+            info.owner = base.owner
+        info.component_debug = {
+            c: DebugOptions(enable=bool(d.enable), samplingpct=d.samplingpct)
+            for c, d in (base.component_debug or {}).items()}
+        if self.compat == "2.x" and user_topology.storm_version:
+            info.storm_version = user_topology.storm_version
+        return info
+
+    def _errors(self, storm_id, component, choice):
+        if choice == NumErrorsChoice.NONE:
+            return []
+        if choice == NumErrorsChoice.ONE:
+            last = self.state.last_error(storm_id, component)
+            return [last] if last is not None else []
+        return self.state.errors(storm_id, component)
 
     # -- Thrift methods ----------------------------------------------------------------
 
@@ -189,17 +249,26 @@ class QueriesHandler:
     def getTopologySummaryByName(self, name):
         return self.run_blocking(self._summary_by_name, name)
 
-    def _by_id(self, storm_id, *ignored):
-        return self.run_blocking(self._topology_not_ready, storm_id)
+    def getTopologyConf(self, storm_id):
+        return self.run_blocking(
+            lambda: json.dumps(self._stored_conf(storm_id), separators=(",", ":")))
 
-    def _by_name(self, name, *ignored):
-        def look_up():
-            storm_id = self._storm_id_of(name)
-            if storm_id is None:
-                raise NotAliveException(msg="%s is not alive" % name)
-            return self._topology_not_ready(storm_id)
-        return self.run_blocking(look_up)
+    def getTopology(self, storm_id):
+        return self.run_blocking(self._system_topology, storm_id)
 
-    getTopologyInfo = getTopologyInfoWithOpts = getTopologyConf = _by_id
-    getTopology = getUserTopology = getTopologyPageInfo = getComponentPageInfo = _by_id
-    getTopologyInfoByName = getTopologyInfoByNameWithOpts = _by_name
+    def getUserTopology(self, storm_id):
+        return self.run_blocking(read_storm_topology, self.blob_store, storm_id)
+
+    def getTopologyInfo(self, storm_id):
+        return self.run_blocking(self._topology_info, storm_id)
+
+    def getTopologyInfoWithOpts(self, storm_id, options):
+        return self.run_blocking(self._topology_info, storm_id, options)
+
+    def getTopologyInfoByName(self, name):
+        return self.run_blocking(
+            lambda: self._topology_info(self._storm_id_or_not_alive(name)))
+
+    def getTopologyInfoByNameWithOpts(self, name, options):
+        return self.run_blocking(
+            lambda: self._topology_info(self._storm_id_or_not_alive(name), options))

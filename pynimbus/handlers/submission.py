@@ -113,7 +113,7 @@ class SubmissionHandler:
         self._check_not_active(name)
         if topology is None:
             raise InvalidTopologyException(msg="No topology was given")
-        topology_conf = port_conf.parse_json_conf(json_conf)
+        topology_conf = port_conf.parse_json_conf(json_conf, compat)
         port_conf.validate_topology_conf(topology_conf, compat)
         self._check_blobstore_map(topology_conf)
         if compat == "2.x":
@@ -126,14 +126,14 @@ class SubmissionHandler:
         topology_conf = dict(topology_conf, **{"storm.id": storm_id, "topology.name": name})
         storm_conf = port_conf.normalize_conf(nimbus_conf, topology_conf, topology, compat)
         storm_conf = port_conf.submitter_fields(storm_conf, nimbus_conf, principal=None,
-                                                os_user=self.os_user)
+                                                os_user=self.os_user, compat=compat)
         total_conf = dict(nimbus_conf)
         total_conf.update(storm_conf)
         if compat == "2.x":
             total_conf.pop("storm.local.hostname", None)
-        user_topology = normalize.normalize_topology(total_conf, topology)
+        user_topology = normalize.normalize_topology(total_conf, topology, compat)
         system_topology.system_topology(total_conf, user_topology, compat)  # validates
-        system_topology.validate_topology_size(topology_conf, nimbus_conf, user_topology)
+        system_topology.validate_topology_size(topology_conf, nimbus_conf, user_topology, compat)
         creds = options.creds.creds if options.creds is not None else None
         return _Prepared(name=name, storm_id=storm_id, jar_path=jar_path,
                          total_conf=total_conf, topology=user_topology,
