@@ -1,10 +1,10 @@
-"""Tests of pynimbus.clojure_port.java_order against values a JVM printed (Java 17, Clojure 1.7)."""
+"""Tests of pynimbus.clojure_port.java_order against what a JVM printed (Java 17, Clojure 1.7)."""
 
 from pynimbus.clojure_port import java_order as jo
 
 
 def test_string_hash_matches_java_string_hashcode():
-    """String.hashCode wraps to a signed int and counts UTF-16 code units (a surrogate pair is two)."""
+    """String.hashCode wraps to a signed int over UTF-16 code units (a surrogate pair is two)."""
     assert jo.string_hash("") == 0
     assert jo.string_hash("abc") == 96354
     assert jo.string_hash("supervisor1") == -1074521655
@@ -42,21 +42,21 @@ def test_hash_set_of_twelve_ports_starts_at_6704():
 
 
 def test_thirteen_ports_resize_the_table_to_32():
-    """The 13th key passes the 0.75 load factor of 16 buckets, and 32 buckets sort 6700-6712."""
+    """The 13th key passes 0.75 x 16 buckets; in 32 buckets 6700-6712 come in order."""
     layout = jo.java_hash_map_layout(range(6700, 6713), jo.integer_hash)
     assert layout.capacity == 32
     assert layout.order == list(range(6700, 6713))
 
 
 def test_nine_keys_in_one_small_bucket_double_the_table():
-    """A 9th key in one bucket of a table under 64 resizes it (treeifyBin) instead of treeifying."""
+    """A 9th key in one bucket of a table under 64 doubles it (treeifyBin) instead of a tree."""
     layout = jo.java_hash_map_layout([6700 + 16 * i for i in range(9)], jo.integer_hash)
     assert layout == jo.JavaHashMapLayout(
         [6700, 6732, 6764, 6796, 6828, 6716, 6748, 6780, 6812], 32, True)
 
 
 def test_a_treeified_bucket_is_reported_inexact():
-    """Nine keys in one bucket of a 64-slot table make a tree bin, whose order is not reproduced."""
+    """Nine keys in one bucket of a 64-bucket table make a tree bin: order not reproduced."""
     layout = jo.java_hash_map_layout([64 * i for i in range(9)], jo.integer_hash,
                                      initial_capacity=64)
     assert layout.capacity == 64
