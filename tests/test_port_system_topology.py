@@ -277,7 +277,8 @@ def test_spouts_may_not_declare_inputs(compat):
     """A spout with an input is refused."""
     topology = StormTopology(
         spouts={"x": spout(streams={"default": StreamInfo(["a"], False)},
-                           inputs={GlobalStreamId("y", "default"): Grouping(shuffle=NullStruct())}),
+                           inputs={GlobalStreamId("y", "default"):
+                                   Grouping(shuffle=NullStruct())}),
                 "y": spout(streams={"default": StreamInfo(["a"], False)})},
         bolts={}, state_spouts={})
     assert _error(topology, compat) == "May not declare inputs for a spout"
@@ -461,3 +462,28 @@ def test_has_eventloggers_and_has_ackers():
     assert not st.has_eventloggers({"topology.eventlogger.executors": 0})
     assert st.has_ackers({}) and st.has_ackers({"topology.acker.executors": 2})
     assert not st.has_ackers({"topology.acker.executors": 0}, "2.x")
+
+
+def test_placeholders_name_the_class_and_never_look_like_java_serialization():
+    """A placeholder names the Java class (and a consumer's registration) and lacks AC ED."""
+    data = java_serialized.placeholder(java_serialized.METRICS_CONSUMER, "2.x",
+                                       {"class": "C", "parallelism.hint": 1})
+    assert data == (b"pynimbus:java-serialized-placeholder:org.apache.storm.metric."
+                    b'MetricsConsumerBolt;{"class":"C","parallelism.hint":1}')
+    assert not data.startswith(java_serialized.JAVA_SERIALIZATION_MAGIC)
+    assert java_serialized.is_placeholder(data)
+    assert not java_serialized.is_placeholder(b"\xac\xed\x00\x05")
+
+
+def test_registered_golden_bytes_replace_the_placeholder():
+    """Bytes captured from a real Nimbus are used once registered; non-Java bytes are refused."""
+    golden = b"\xac\xed\x00\x05sr\x00\x1aorg.apache.storm.metric.SystemBolt"
+    try:
+        java_serialized.register_golden("1.x", java_serialized.SYSTEM, golden)
+        assert java_serialized.serialized_component(java_serialized.SYSTEM, "1.x") == golden
+        assert java_serialized.is_placeholder(
+            java_serialized.serialized_component(java_serialized.SYSTEM, "2.x"))
+    finally:
+        java_serialized._GOLDEN.clear()
+    with pytest.raises(ValueError):
+        java_serialized.register_golden("1.x", java_serialized.SYSTEM, b"not java")
