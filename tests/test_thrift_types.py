@@ -124,3 +124,14 @@ def test_thrift_exceptions_pass_through_context_managers():
     assert caught.value.msg == "gone"
     with pytest.raises(TypeError):
         caught.value.msg = "changed"
+
+
+def test_importing_the_types_does_not_load_twisted():
+    """The pure core can use the Thrift types without pulling in Twisted."""
+    import subprocess
+    import sys
+    code = ("import sys; from pynimbus.generated.storm import ttypes; "
+            "print('twisted' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=thrift_codegen.REPO_ROOT).stdout.strip()
+    assert out == "False"
