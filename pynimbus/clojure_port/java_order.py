@@ -410,7 +410,16 @@ def port_order_1x(ports):
 
 def node_group_order_1x(nodes_in_first_appearance_order):
     """Order of ``(group-by first slots)``'s node groups in 1.2.4's ``sort-slots``."""
-    return clojure_map_order(nodes_in_first_appearance_order, clojure_hasheq_string)
+    nodes = list(dict.fromkeys(nodes_in_first_appearance_order))
+    if len(nodes) <= ARRAY_MAP_MAX_TRANSIENT:
+        return nodes
+    keyed = sorted(range(len(nodes)), key=lambda j: (_string_trie_key(nodes[j]), j))
+    return [nodes[j] for j in keyed]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _string_trie_key(s):
+    return _trie_key(clojure_hasheq_string(s))
 
 
 def topology_order(topology_ids, compat):

@@ -15,7 +15,7 @@ def _utf16_key(s):
     return s.encode("utf-16-be", "surrogatepass")
 
 
-def sort_slots(all_slots, compat="1.x"):
+def sort_slots(all_slots, compat="1.x", limit=None):
     """Port of EvenScheduler.clj ``sort-slots`` (1.2.4) and ``EvenScheduler.sortSlots`` (2.8.8).
 
     Group the slots by node, order the groups by size (largest first, stable), then take the
@@ -26,6 +26,8 @@ def sort_slots(all_slots, compat="1.x"):
     beyond, see :func:`java_order.node_group_order_1x`), slots of a node in the order given.
     2.x: groups by node id in ``String.compareTo`` order, slots of a node by ascending port.
     Deliberate difference: 2.8.8 returns null for no slots; this returns ``[]``.
+
+    :param limit: return only the first ``limit`` slots (the same prefix, computed faster).
     """
     groups = {}
     for slot in all_slots:
@@ -36,18 +38,23 @@ def sort_slots(all_slots, compat="1.x"):
     else:
         split_up = [groups[n] for n in java_order.node_group_order_1x(list(groups))]
     split_up.sort(key=len, reverse=True)
-    return interleave_all(split_up)
+    return interleave_all(split_up, limit)
 
 
-def interleave_all(colls):
+def interleave_all(colls, limit=None):
     """Port of util.clj ``interleave-all`` / ``ServerUtils.interleaveAll``: first items of
-    every list, then second items, ... skipping exhausted lists."""
+    every list, then second items, ... skipping exhausted lists (the first ``limit`` only,
+    when given)."""
     out = []
-    longest = max((len(c) for c in colls), default=0)
-    for i in range(longest):
-        for coll in colls:
-            if i < len(coll):
-                out.append(coll[i])
+    if limit is None:
+        limit = sum(len(c) for c in colls)
+    i = 0
+    while len(out) < limit:
+        row = [coll[i] for coll in colls if i < len(coll)]
+        if not row:
+            break
+        out.extend(row[:limit - len(out)])
+        i += 1
     return out
 
 
@@ -95,7 +102,7 @@ def schedule_topology(topology, cluster):
     alive_assigned = get_alive_assigned_node_port_to_executors(cluster, topology.topology_id)
     total_slots_to_use = min(topology.num_workers, len(available_slots) + len(alive_assigned))
     wanted = max(0, total_slots_to_use - len(alive_assigned))
-    reassign_slots = sort_slots(available_slots, cluster.compat)[:wanted] if wanted else []
+    reassign_slots = sort_slots(available_slots, cluster.compat, wanted) if wanted else []
     if not reassign_slots:
         return {}
     alive_executors = set()
