@@ -171,12 +171,11 @@ def _update_liveness(existing, topologies, heartbeat_cache, executor_beats, now,
         else:
             cache = liveness.update_heartbeat_cache(
                 new_cache.get(topology_id), (executor_beats or {}).get(topology_id),
-                topology.executor_set, now, timeout, compat)
+                topology.executors, now, timeout, compat)
         new_cache[topology_id] = cache
         launch = liveness.launch_timeout_secs(conf, topology.conf, compat)
         alive[topology_id] = liveness.alive_executors(
-            cache, topology.executor_set, assignment.executor_start_time_secs, now, launch,
-            compat)
+            cache, topology.executors, assignment.executor_start_time_secs, now, launch, compat)
     return new_cache, alive
 
 

@@ -54,13 +54,24 @@ Where Storm 1.2.4's order is reproduced (the ``*_1x`` functions below, used by t
    ``Utils.reverseMap`` keyed by ``WorkerSlot`` (``nodeId.hashCode() + 13 * port``) -> same
    function, ``"2.x"``.
 
+Orders that decide nothing, so are not modelled: collections only counted or looked up (the
+``WorkerSlot`` set ``allSlotsAvailableForScheduling`` returns, ``getUsedPorts``,
+``getSlots``, the executor lists of a slot), the order executors are dealt (``sort``-ed), the
+order slots are assigned within a round, and in 2.x the order of available slots (``sortSlots``
+sorts them).
+
 Where it is not reproduced: every chain starts from an order pynimbus cannot see, taken as
 given: the ZooKeeper children order of ``/supervisors`` and ``/storms`` (the ZooKeeper server's
 own ``HashSet`` order; pynimbus uses the order its backend returns) and the wire order of the
 stored Assignment's ``executor_node_port`` map (the order the deserialized dict keeps).  These
-only decide ties: keys in the same Java bucket, maps small enough to stay array maps.  The map
-order of the Assignment Nimbus *writes* is left to the serializer (the dict order of the
-Assignment returned), not reproduced here.
+only decide ties: keys in the same Java bucket, maps small enough to stay array maps.  2.8.8
+may also hold the Assignment it wrote itself in memory (its assignments backend), whose first
+map is then its own ``HashMap`` rather than the Thrift one.  The map order of the Assignment
+Nimbus *writes* is left to the serializer (the dict order of the Assignment returned), not
+reproduced here.  Java 8-17 ``HashMap`` and Clojure 1.7 are assumed (Storm 1.2.4's runtime).
+
+During development these orders were checked end to end against Storm 1.2.4's own
+``mk-assignments`` (its jars driven over scripted clusters); the tests keep some of its results.
 """
 
 import collections
