@@ -184,7 +184,30 @@ def test_alive_assigned_slot_order_2x_sorts_by_worker_slot_hash():
 
 
 def test_alive_assigned_slot_order_drops_slots_freed_since():
-    """Executors no longer held leave their slot out of the order."""
+    """Executors whose slot was freed leave it out of the order."""
     wire = [((1, 1), ("n", 6700)), ((2, 2), ("n", 6701))]
     assert jo.alive_assigned_slot_order(wire, {(1, 1), (2, 2)}, "1.x",
-                                        current_executors={(2, 2)}) == [("n", 6701)]
+                                        removed=[(1, 1)]) == [("n", 6701)]
+
+
+def test_alive_assigned_slot_order_puts_reassigned_executors_last_in_their_bucket():
+    """A freed executor assigned again goes to the end of its Java bucket."""
+    wire = [((1, 1), ("a", 1)), ((17, 17), ("b", 1))]
+    # ExecutorDetails hashes 14 and 238 share bucket 2 of the 4-bucket SchedulerAssignmentImpl.
+    assert jo.alive_assigned_slot_order(wire, {(1, 1), (17, 17)}, "1.x") == [("a", 1), ("b", 1)]
+    assert jo.alive_assigned_slot_order(wire, {(1, 1), (17, 17)}, "1.x", removed=[(1, 1)],
+                                        added=[((1, 1), ("c", 1))]) == [("b", 1), ("c", 1)]
+
+
+def test_java_hash_map_removal_keeps_capacity_and_order():
+    """Removing keys neither shrinks the table nor moves the others."""
+    layout = jo.java_hash_map_layout(range(6700, 6713), jo.integer_hash, removed=[6701, 6702])
+    assert layout.capacity == 32
+    assert layout.order == [6700] + list(range(6703, 6713))
+
+
+def test_java_hash_map_re_put_key_goes_to_the_end_of_its_bucket():
+    """"Aa" and "BB" share a hash: removing and putting "Aa" again puts it after "BB"."""
+    assert jo.java_hash_map_order(["Aa", "BB"], jo.string_hash) == ["Aa", "BB"]
+    assert jo.java_hash_map_order(["Aa", "BB"], jo.string_hash, removed=["Aa"],
+                                  then_put=["Aa"]) == ["BB", "Aa"]

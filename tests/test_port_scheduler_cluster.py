@@ -4,7 +4,7 @@ import pytest
 
 from pynimbus.clojure_port.scheduler.cluster import (
     Cluster, ResourceRequest, SupervisorDetails, TopologyDetails, WorkerSlot,
-    calculate_worker_resources)
+    calculate_worker_resources, default_resource_request)
 from pynimbus.generated.storm import ttypes
 
 E1, E2, E3 = (1, 5), (6, 10), (11, 15)
@@ -197,3 +197,33 @@ def test_topology_details_take_executors_from_the_component_map():
     assert topology.executors == ((1, 2),)
     assert topology.name == "name"
     assert TopologyDetails("t", executors=[[3, 4]]).executor_set == {(3, 4)}
+
+
+def test_2x_cluster_reassigns_existing_slots_and_recomputes_their_resources():
+    """2.8's constructor assigns every slot again: resources come from the topology, a slot of
+    an unknown topology is dropped, a topology left with no slot has no assignment."""
+    supervisors = {"s": SupervisorDetails("s", "h", None, (1, 2, 3), {})}
+    topology = TopologyDetails("t", {"topology.component.resources.onheap.memory.mb": 100.0},
+                               1, {(1, 1): "c", (2, 2): "c"})
+    stale = ttypes.WorkerResources(mem_on_heap=1.0, mem_off_heap=0.0, cpu=0.0)
+    cluster = Cluster(supervisors,
+                      {"t": {(1, 1): ("s", 1), (2, 2): ("s", 1)}, "gone": {(1, 1): ("s", 2)},
+                       "empty": {}},
+                      {"t": topology, "empty": TopologyDetails("empty", {}, 1, {(1, 1): "c"})},
+                      "2.x", slot_resources={"t": {("s", 1): stale}})
+    assert cluster.get_slot_resources("t")[("s", 1)].mem_on_heap == 200.0
+    assert cluster.get_assignment_by_id("gone") is None
+    assert not cluster.is_slot_occupied(("s", 2))
+    assert cluster.get_assignment_by_id("empty") is None
+
+
+def test_default_resource_request_prefers_acker_settings():
+    """The acker's own resource settings override the component defaults in 2.x."""
+    conf = {"topology.component.resources.onheap.memory.mb": 128.0,
+            "topology.component.cpu.pcore.percent": 10.0,
+            "topology.acker.resources.onheap.memory.mb": 64.0,
+            "topology.component.resources.map": {"gpu.count": 1}}
+    assert default_resource_request(conf, "__acker") == ResourceRequest(
+        64.0, 0.0, 10.0, {"gpu.count": 1.0})
+    assert default_resource_request(conf, "split") == ResourceRequest(
+        128.0, 0.0, 10.0, {"gpu.count": 1.0})

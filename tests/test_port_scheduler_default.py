@@ -111,3 +111,47 @@ def test_default_schedule_keeps_the_first_slot_in_upstream_order():
     kept = {e: s for e, s in result.get_assignment_by_id("squeezed-1-1").items()
             if s == ("sup-a", 6700)}
     assert kept == {(2, 2): ("sup-a", 6700), (5, 5): ("sup-a", 6700), (8, 8): ("sup-a", 6700)}
+
+
+def test_2x_default_schedule_keeps_the_first_slot_in_2_8_order():
+    """Storm 2.8's scheduler on this input kept port 6701's two executors and freed 6700."""
+    supervisors = {"s0": SupervisorDetails("s0", "host-s0", None, (6700, 6701, 6702), {})}
+    conf = {"topology.component.resources.onheap.memory.mb": 128.0,
+            "topology.component.resources.offheap.memory.mb": 16.0,
+            "topology.component.cpu.pcore.percent": 10.0}
+    topology = TopologyDetails("topo-2", conf, 6, {(i, i): "c" for i in range(1, 5)})
+    wire = [((3, 3), ("s0", 6701)), ((4, 4), ("s0", 6700)), ((1, 1), ("s0", 6701)),
+            ((2, 2), ("s0", 6700))]
+    cluster = Cluster(supervisors, {"topo-2": dict(wire)}, {"topo-2": topology}, "2.x",
+                      wire_orders={"topo-2": wire})
+    result = default_schedule([topology], cluster)
+    assert result.get_assignment_by_id("topo-2") == {
+        (1, 1): ("s0", 6701), (2, 2): ("s0", 6700), (3, 3): ("s0", 6701),
+        (4, 4): ("s0", 6702)}
+    resources = result.get_slot_resources("topo-2")
+    assert (resources[("s0", 6701)].mem_on_heap, resources[("s0", 6701)].mem_off_heap,
+            resources[("s0", 6701)].cpu) == (256.0, 32.0, 20.0)
+    assert resources[("s0", 6702)].resources == {
+        "cpu.pcore.percent": 10.0, "offheap.memory.mb": 16.0, "onheap.memory.mb": 128.0}
+
+
+def two_topologies_one_slot(compat):
+    supervisors = {"s0": SupervisorDetails("s0", "host-s0", None, (6700,), {})}
+    t0 = TopologyDetails("t0", {}, 3, {(1, 1): "c"})
+    t1 = TopologyDetails("t1", {}, 2, {(1, 1): "c", (2, 2): "c"})
+    cluster = Cluster(supervisors, {"t1": {(2, 2): ("s0", 6700)}}, {"t0": t0, "t1": t1}, compat)
+    return default_schedule([t0, t1], cluster)
+
+
+def test_2x_evenly_serves_every_topology_once_bad_slots_are_freed():
+    """2.8's even scheduler walks all topologies: t0 takes the slot t1 just freed."""
+    result = two_topologies_one_slot("2.x")
+    assert result.get_assignment_by_id("t0") == {(1, 1): ("s0", 6700)}
+    assert result.get_assignment_by_id("t1") == {}
+
+
+def test_1x_evenly_serves_only_the_topology_whose_slots_were_freed():
+    """1.2.4 reschedules t1 right after freeing its slot, so t1 keeps it."""
+    result = two_topologies_one_slot("1.x")
+    assert result.get_assignment_by_id("t0") is None
+    assert result.get_assignment_by_id("t1") == {(1, 1): ("s0", 6700), (2, 2): ("s0", 6700)}

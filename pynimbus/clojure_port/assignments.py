@@ -196,10 +196,10 @@ def compute_new_scheduler_assignments(topologies, existing, supervisors, heartbe
     assignments, slot_resources, wire_orders = compute_topology_to_scheduler_assignment(
         existing, alive)
     details = read_all_supervisor_details(supervisors, dead_ports, compat)
-    cluster = Cluster(details, assignments, topologies, compat, slot_resources, wire_orders,
+    ordered = {t: topologies[t] for t in java_order.topology_order(list(topologies), compat)}
+    cluster = Cluster(details, assignments, ordered, compat, slot_resources, wire_orders,
                       conf=conf)
-    order = java_order.topology_order(list(topologies), compat)
-    cluster = default_schedule([topologies[t] for t in order], cluster)
+    cluster = default_schedule(list(ordered.values()), cluster)
     return cluster, new_cache
 
 

@@ -50,7 +50,8 @@ Where Storm 1.2.4's order is reproduced (the ``*_1x`` functions below, used by t
    Assignment -> ``clojurify-assignment`` (``into {}`` twice) -> ``into {}`` of
    ``ExecutorDetails`` -> ``SchedulerAssignmentImpl``'s ``HashMap(0)`` + ``putAll`` -> ``into {}``
    of ``[start end]`` -> ``reverse-map`` (persistent ``assoc``) ->
-   :func:`alive_assigned_slot_order` (1.x); 2.8.8's chain of ``HashMap``s down to
+   :func:`alive_assigned_slot_order` (1.x); 2.8.8's chain of ``HashMap``s, through the
+   ``Cluster`` constructor re-assigning every slot (:func:`scheduler_slots_2x`), down to
    ``Utils.reverseMap`` keyed by ``WorkerSlot`` (``nodeId.hashCode() + 13 * port``) -> same
    function, ``"2.x"``.
 
@@ -164,7 +165,8 @@ def _presized_threshold(size):
     return table_size_for(4 * size // 3 + 1)
 
 
-def java_hash_map_layout(keys, key_hash, initial_capacity=None, put_all=False):
+def java_hash_map_layout(keys, key_hash, initial_capacity=None, put_all=False, removed=(),
+                         then_put=()):
     """Port of the layout ``java.util.HashMap`` (Java 8) reaches by putting ``keys`` in order.
 
     :param keys: keys in insertion order; repeats keep their first position (a ``put`` on an
@@ -175,33 +177,29 @@ def java_hash_map_layout(keys, key_hash, initial_capacity=None, put_all=False):
     :param put_all: True when the keys arrive through ``putAll``/``new HashMap(Map)`` on the
         empty map, which first sizes the table for all of them; an int N when only the first N
         keys come that way and the rest through ``put``.
+    :param removed: keys then removed (the table never shrinks; the others keep their places).
+    :param then_put: keys put after that (a removed key put again goes to its bucket's end).
     :returns: a :class:`JavaHashMapLayout`.
     """
-    index = {}
-    hashes = []
-    for key in keys:
-        if key not in index:
-            index[key] = len(hashes)
-            hashes.append(spread(key_hash(key)))
-    distinct = list(index)
+    keys = list(keys)
     threshold = 0 if initial_capacity is None else table_size_for(initial_capacity)
-    presized = len(hashes) if put_all is True else min(int(put_all or 0), len(hashes))
+    distinct_count = len(dict.fromkeys(keys))
+    presized = distinct_count if put_all is True else min(int(put_all or 0), distinct_count)
     if presized:
         wanted = _presized_threshold(presized)
         if wanted > threshold:
             threshold = wanted
-    cap = 0
+    entries = {}  # key -> [sequence number, spread hash]
+    state = {"cap": 0, "threshold": threshold, "seq": 0, "exact": True}
     counts = {}
     treeified = set()
-    exact = True
 
     def resize():
-        nonlocal cap, threshold
-        old_cap, old_thr = cap, threshold
+        old_cap, old_thr = state["cap"], state["threshold"]
         new_thr = 0
         if old_cap > 0:
             if old_cap >= MAXIMUM_CAPACITY:
-                threshold = _INT_MAX
+                state["threshold"] = _INT_MAX
                 return
             new_cap = old_cap << 1
             if new_cap < MAXIMUM_CAPACITY and old_cap >= DEFAULT_INITIAL_CAPACITY:
@@ -214,52 +212,62 @@ def java_hash_map_layout(keys, key_hash, initial_capacity=None, put_all=False):
         if new_thr == 0:
             ft = new_cap * 0.75
             new_thr = int(ft) if new_cap < MAXIMUM_CAPACITY and ft < MAXIMUM_CAPACITY else _INT_MAX
-        cap, threshold = new_cap, new_thr
+        state["cap"], state["threshold"] = new_cap, new_thr
         counts.clear()
-        mask = cap - 1
-        for j in range(size):
-            b = hashes[j] & mask
+        mask = new_cap - 1
+        for _, h in entries.values():
+            b = h & mask
             counts[b] = counts.get(b, 0) + 1
         # A treeified bin splits into bins that stay trees only while they keep more than 6
         # entries; either way their order is already marked approximate.
-        still = set()
-        for b in treeified:
-            for nb in (b, b + old_cap):
-                if counts.get(nb, 0) > 6:
-                    still.add(nb)
+        still = {nb for b in treeified for nb in (b, b + old_cap) if counts.get(nb, 0) > 6}
         treeified.clear()
         treeified.update(still)
 
-    size = 0
-    for j, h in enumerate(hashes):
-        if cap == 0:
+    def put(key):
+        if key in entries:
+            return
+        if state["cap"] == 0:
             resize()
-        b = h & (cap - 1)
+        h = spread(key_hash(key))
+        entries[key] = [state["seq"], h]
+        state["seq"] += 1
+        b = h & (state["cap"] - 1)
         before = counts.get(b, 0)
         counts[b] = before + 1
-        size = j + 1
         if b not in treeified and before >= TREEIFY_THRESHOLD:
-            if cap < MIN_TREEIFY_CAPACITY:
+            if state["cap"] < MIN_TREEIFY_CAPACITY:
                 resize()
             else:
                 treeified.add(b)
-                exact = False
-        if size > threshold:
+                state["exact"] = False
+        if len(entries) > state["threshold"]:
             resize()
+
+    for key in keys:
+        put(key)
+    for key in removed:
+        entry = entries.pop(key, None)
+        if entry is not None:
+            counts[entry[1] & (state["cap"] - 1)] -= 1
+    for key in then_put:
+        put(key)
+    cap = state["cap"]
     if cap == 0:
         return JavaHashMapLayout([], 0, True)
     mask = cap - 1
-    order = sorted(range(len(hashes)), key=lambda j: (hashes[j] & mask, j))
-    return JavaHashMapLayout([distinct[j] for j in order], cap, exact)
+    order = sorted(entries, key=lambda k: (entries[k][1] & mask, entries[k][0]))
+    return JavaHashMapLayout(order, cap, state["exact"])
 
 
-def java_hash_map_order(keys_in_insertion_order, key_hash, initial_capacity=None, put_all=False):
+def java_hash_map_order(keys_in_insertion_order, key_hash, initial_capacity=None, put_all=False,
+                        removed=(), then_put=()):
     """Iteration order of a Java 8 ``HashMap``/``HashSet`` filled with the keys in that order.
 
     See :func:`java_hash_map_layout` for the parameters and the limits.
     """
-    return java_hash_map_layout(keys_in_insertion_order, key_hash, initial_capacity,
-                                put_all).order
+    return java_hash_map_layout(keys_in_insertion_order, key_hash, initial_capacity, put_all,
+                                removed, then_put).order
 
 
 def hash_set_copy_capacity(size):
@@ -446,8 +454,32 @@ def topology_order(topology_ids, compat):
     return java_hash_map_order(clj, string_hash, initial_capacity=len(clj), put_all=True)
 
 
-def alive_assigned_slot_order(wire_executor_slots, alive_executors, compat,
-                              current_executors=None, added=()):
+def scheduler_slots_2x(wire_executor_slots, alive_executors):
+    """The slots of a stored assignment in the order 2.8.8's ``Cluster`` constructor re-assigns
+    them, each with its alive executors in order.
+
+    2.8.8 builds ``execToSlot`` (``HashMap``) from the Thrift map, makes a
+    ``SchedulerAssignmentImpl`` whose ``slotToExecutors`` (``HashMap`` keyed by ``WorkerSlot``)
+    is filled walking ``execToSlot``, then ``Cluster.setAssignments`` calls ``assign(slot,
+    executors)`` for each entry of ``slotToExecutors``.
+
+    :returns: a list of ``(slot, [executors])``.
+    """
+    executors = [e for e, _ in wire_executor_slots]
+    slot_of = dict(wire_executor_slots)
+    thrift = java_hash_map_order(executors, executor_list_hash,
+                                 initial_capacity=2 * len(executors))
+    exec_to_slot = java_hash_map_order([e for e in thrift if e in alive_executors],
+                                       executor_details_hash)
+    slot_lists = {}
+    for executor in exec_to_slot:
+        slot_lists.setdefault(slot_of[executor], []).append(executor)
+    return [(slot, slot_lists[slot])
+            for slot in java_hash_map_order(list(slot_lists), worker_slot_hash)]
+
+
+def alive_assigned_slot_order(wire_executor_slots, alive_executors, compat, removed=(),
+                              added=()):
     """Slot order of a topology's alive-assigned map, which ``bad-slots`` walks.
 
     Item 5 of the module docstring.
@@ -456,34 +488,30 @@ def alive_assigned_slot_order(wire_executor_slots, alive_executors, compat,
         order, dead executors included (they size the first maps of the chain); executors are
         ``(start, end)`` tuples, slots ``(node, port)`` tuples.
     :param alive_executors: the executors of the scheduler's assignment when it was made.
-    :param current_executors: the executors it holds now (slots freed since are gone; the
-        Java map keeps its order on removal); defaults to ``alive_executors``.
-    :param added: ``(executor, slot)`` pairs assigned since, put into the Java map after the
-        others.
+    :param removed: executors unassigned since (their slot was freed).
+    :param added: ``(executor, slot)`` pairs assigned since, in order (an executor freed and
+        assigned again is in both).
     :returns: the distinct slots of the current executors, in iteration order.
     """
     executors = [e for e, _ in wire_executor_slots]
     slot_of = dict(wire_executor_slots)
     slot_of.update(added)
     added_executors = [e for e, _ in added]
-    if current_executors is None:
-        current_executors = set(alive_executors) | set(added_executors)
+    if compat == "2.x":
+        assigned = [e for _, execs in scheduler_slots_2x(wire_executor_slots, alive_executors)
+                    for e in execs]
+        impl = java_hash_map_order(assigned, executor_details_hash, removed=removed,
+                                   then_put=added_executors)
+        first_seen = dict.fromkeys(slot_of[e] for e in impl)
+        return java_hash_map_order(list(first_seen), worker_slot_hash)
     n = len(executors)
     thrift = java_hash_map_order(executors, executor_list_hash, initial_capacity=2 * n)
-    if compat == "2.x":
-        alive = [e for e in thrift if e in alive_executors]
-        exec_to_slot = java_hash_map_order(alive, executor_details_hash)
-        impl = java_hash_map_order(exec_to_slot + added_executors, executor_details_hash,
-                                   put_all=len(exec_to_slot))
-        first_seen = dict.fromkeys(slot_of[e] for e in impl if e in current_executors)
-        return java_hash_map_order(list(first_seen), worker_slot_hash)
     clj = clojure_map_order(thrift, executor_list_hash)
     clj = clojure_map_order(clj, _vector_of_longs_hasheq)
     alive = [e for e in clj if e in alive_executors]
     alive = clojure_map_order(alive, executor_details_hash)
-    impl = java_hash_map_order(alive + added_executors, executor_details_hash,
-                               initial_capacity=0, put_all=len(alive))
-    vec = clojure_map_order([e for e in impl if e in current_executors],
-                            _vector_of_longs_hasheq)
+    impl = java_hash_map_order(alive, executor_details_hash, initial_capacity=0, put_all=True,
+                               removed=removed, then_put=added_executors)
+    vec = clojure_map_order(impl, _vector_of_longs_hasheq)
     first_seen = dict.fromkeys(slot_of[e] for e in vec)
     return clojure_map_order(list(first_seen), clojure_hasheq_vector, ARRAY_MAP_MAX_PERSISTENT)

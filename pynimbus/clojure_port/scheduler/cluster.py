@@ -16,6 +16,7 @@ a copy (``Cluster.copy``) and return it, so arguments are never changed.
 
 import collections
 
+from pynimbus.clojure_port import java_order
 from pynimbus.generated.storm import ttypes
 
 WorkerSlot = collections.namedtuple("WorkerSlot", "node_id port")
@@ -55,8 +56,9 @@ class TopologyDetails(object):
     :param launch_time_secs: ``StormBase.launch_time_secs``.
     :param owner: ``StormBase.owner`` (the submitter; written as ``Assignment.owner``).
     :param storm_version: ``StormTopology.storm_version`` (2.x: decides RPC heartbeats).
-    :param executor_resources: 2.x only, ``{executor: ResourceRequest}`` used to compute
-        ``WorkerResources``; absent executors request nothing.
+    :param executor_resources: 2.x only, ``{executor: ResourceRequest}`` for executors whose
+        component sets resources in its ``json_conf``; the others request the topology conf's
+        defaults (see :func:`default_resource_request`).
     """
 
     __slots__ = ("topology_id", "conf", "num_workers", "executor_to_component", "executors",
@@ -96,20 +98,87 @@ def zero_worker_resources():
     return ttypes.WorkerResources(mem_on_heap=0.0, mem_off_heap=0.0, cpu=0.0)
 
 
+_RESOURCE_NAMES = {
+    "topology.component.cpu.pcore.percent": COMMON_CPU_RESOURCE_NAME,
+    "supervisor.cpu.capacity": COMMON_CPU_RESOURCE_NAME,
+    "topology.component.resources.onheap.memory.mb": COMMON_ONHEAP_MEMORY_RESOURCE_NAME,
+    "topology.component.resources.offheap.memory.mb": COMMON_OFFHEAP_MEMORY_RESOURCE_NAME,
+    "supervisor.memory.capacity.mb": "memory.mb",
+}
+_ACKER_COMPONENT_ID = "__acker"
+_METRICS_COMPONENT_ID_PREFIX = "__metrics_"
+_COMPONENT_DEFAULTS = (
+    (COMMON_CPU_RESOURCE_NAME, "topology.component.cpu.pcore.percent"),
+    (COMMON_OFFHEAP_MEMORY_RESOURCE_NAME, "topology.component.resources.offheap.memory.mb"),
+    (COMMON_ONHEAP_MEMORY_RESOURCE_NAME, "topology.component.resources.onheap.memory.mb"),
+)
+_SYSTEM_OVERRIDES = {
+    "acker": (("topology.acker.resources.onheap.memory.mb", COMMON_ONHEAP_MEMORY_RESOURCE_NAME),
+              ("topology.acker.resources.offheap.memory.mb", COMMON_OFFHEAP_MEMORY_RESOURCE_NAME),
+              ("topology.acker.cpu.pcore.percent", COMMON_CPU_RESOURCE_NAME)),
+    "metrics": (("topology.metrics.consumer.resources.onheap.memory.mb",
+                 COMMON_ONHEAP_MEMORY_RESOURCE_NAME),
+                ("topology.metrics.consumer.resources.offheap.memory.mb",
+                 COMMON_OFFHEAP_MEMORY_RESOURCE_NAME),
+                ("topology.metrics.consumer.cpu.pcore.percent", COMMON_CPU_RESOURCE_NAME)),
+}
+
+
+def default_resource_request(topology_conf, component_id):
+    """Port of ``NormalizedResourceRequest(topoConf, componentId)`` (2.8.8): the request of an
+    executor whose component sets no resources in its ``json_conf``.
+
+    ``topology.component.resources.map``, then the acker's or metrics consumers' own settings,
+    then ``topology.component.cpu.pcore.percent`` and the on/off-heap defaults (10.0, 0.0 and
+    128.0 in a conf merged with defaults.yaml) where still missing.
+    """
+    conf = topology_conf or {}
+    resources = {_RESOURCE_NAMES.get(k, k): float(v)
+                 for k, v in (conf.get("topology.component.resources.map") or {}).items()}
+    kind = None
+    if component_id == _ACKER_COMPONENT_ID:
+        kind = "acker"
+    elif component_id is not None and component_id.startswith(_METRICS_COMPONENT_ID_PREFIX):
+        kind = "metrics"
+    for key, name in _SYSTEM_OVERRIDES.get(kind, ()):
+        if key in conf:
+            resources[name] = float(conf[key])
+    for name, key in _COMPONENT_DEFAULTS:
+        if name not in resources and conf.get(key) is not None:
+            resources[name] = float(conf[key])
+    generic = {k: v for k, v in resources.items()
+               if k not in (COMMON_CPU_RESOURCE_NAME, COMMON_ONHEAP_MEMORY_RESOURCE_NAME,
+                            COMMON_OFFHEAP_MEMORY_RESOURCE_NAME, "memory.mb")}
+    return ResourceRequest(resources.get(COMMON_ONHEAP_MEMORY_RESOURCE_NAME, 0.0),
+                           resources.get(COMMON_OFFHEAP_MEMORY_RESOURCE_NAME, 0.0),
+                           resources.get(COMMON_CPU_RESOURCE_NAME, 0.0), generic)
+
+
 def calculate_worker_resources(topology, executors, min_worker_cpu=0.0):
     """Port of ``Cluster.calculateWorkerResources`` (2.8.8): the sum of the executors' requests.
 
-    Deliberate differences: the topology's shared-memory requests and the normalization of
-    generic resource names are not ported (shared fields are 0.0 / empty); requests come from
-    ``topology.executor_resources``.
+    An executor's request is ``topology.executor_resources[executor]`` when given (a component
+    with resources in its ``json_conf``), else :func:`default_resource_request` of the topology
+    conf and its component (``TopologyDetails.addDefaultResforExec``).  Deliberate differences:
+    the topology's shared-memory requests are not ported (shared fields are 0.0 / empty), nor
+    is parsing the components' ``json_conf`` (the caller passes those requests).
     """
     on_heap = off_heap = cpu = 0.0
     generic = {}
-    requests = topology.executor_resources if topology is not None else {}
+    if topology is None:
+        executors = ()
+        requests = {}
+    else:
+        requests = topology.executor_resources
+    defaults = {}
     for executor in executors:
         request = requests.get(executor)
         if request is None:
-            continue
+            component = topology.executor_to_component.get(executor)
+            request = defaults.get(component)
+            if request is None:
+                request = defaults[component] = default_resource_request(topology.conf,
+                                                                         component)
         on_heap += request.on_heap or 0.0
         off_heap += request.off_heap or 0.0
         cpu += request.cpu or 0.0
@@ -134,9 +203,12 @@ class Cluster(object):
         (callers pass 1.x's ``HashMap`` order, see ``java_order.supervisor_order_1x``).
     :param assignments: ``{topology_id: {executor: slot}}``, the alive part of the current
         assignments.
-    :param topologies: ``{topology_id: TopologyDetails}`` (2.x computes resources from them).
+    :param topologies: ``{topology_id: TopologyDetails}`` in ``Topologies`` order (2.x
+        computes resources from them and its even scheduler walks them all).
     :param compat: ``"1.x"`` or ``"2.x"``.
-    :param slot_resources: ``{topology_id: {slot: WorkerResources}}`` of the current slots.
+    :param slot_resources: ``{topology_id: {slot: WorkerResources}}`` of the current slots
+        (1.x keeps them; 2.x recomputes every slot's resources, as its constructor re-assigns
+        each slot).
     :param wire_orders: ``{topology_id: ((executor, slot), ...)}``, the stored Assignment's
         entries in wire order (only used to reproduce upstream's map order); defaults to the
         order of ``assignments``.
@@ -160,17 +232,41 @@ class Cluster(object):
         self._used_ports = {}
         self._wire_orders = {}
         self._initial_executors = {}
-        for topology_id, executor_to_slot in (assignments or {}).items():
-            executor_to_slot = {tuple(e): WorkerSlot(*s) for e, s in executor_to_slot.items()}
+        for topology_id, pairs in (wire_orders or {}).items():
+            self._wire_orders[topology_id] = tuple(
+                (tuple(e), WorkerSlot(*s)) for e, s in pairs)
+        assignments = {t: {tuple(e): WorkerSlot(*s) for e, s in a.items()}
+                       for t, a in (assignments or {}).items()}
+        if compat == "2.x":
+            self._reassign_2x(assignments)
+            return
+        for topology_id, executor_to_slot in assignments.items():
             self._assignments[topology_id] = executor_to_slot
             self._initial_executors[topology_id] = frozenset(executor_to_slot)
             for executor, slot in executor_to_slot.items():
                 self._index(topology_id, executor, slot)
             resources = (slot_resources or {}).get(topology_id) or {}
             self._resources[topology_id] = {WorkerSlot(*s): r for s, r in resources.items()}
-        for topology_id, pairs in (wire_orders or {}).items():
-            self._wire_orders[topology_id] = tuple(
-                (tuple(e), WorkerSlot(*s)) for e, s in pairs)
+
+    def _reassign_2x(self, assignments):
+        """2.8.8's constructor (``setAssignments``): ``assign`` every slot of every assignment
+        again, skipping what fails (an occupied slot, an unknown topology), so the slots'
+        resources are recomputed and a topology left with no slot has no assignment."""
+        for topology_id in java_order.java_hash_map_order(list(assignments),
+                                                          java_order.string_hash):
+            executor_to_slot = assignments[topology_id]
+            wire = self._wire_orders.get(topology_id) or tuple(executor_to_slot.items())
+            in_wire = {e for e, _ in wire}
+            wire = wire + tuple((e, s) for e, s in executor_to_slot.items() if e not in in_wire)
+            for slot, executors in java_order.scheduler_slots_2x(wire, set(executor_to_slot)):
+                if topology_id not in self.topologies:
+                    continue
+                try:
+                    self.assign(slot, topology_id, executors)
+                except RuntimeError:
+                    pass
+            self._initial_executors[topology_id] = frozenset(
+                self._assignments.get(topology_id) or ())
 
     def copy(self):
         """Port of the copy constructor ``Cluster(Cluster)``: an independent copy."""

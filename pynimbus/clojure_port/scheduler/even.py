@@ -77,14 +77,14 @@ def get_alive_assigned_node_port_to_executors(cluster, topology_id):
 
 def _slot_order(cluster, topology_id, assignment):
     """Upstream iteration order of the slots of ``assignment`` (the topology's current one)."""
-    wire = list(cluster.wire_order(topology_id))
-    initial = cluster.initial_executors(topology_id)
-    in_wire = {e for e, _ in wire}
-    # Executors given a slot this round are not in the stored Assignment: put after the rest.
-    added = [(e, s) for e, s in assignment.items() if e not in initial or e not in in_wire]
-    order = java_order.alive_assigned_slot_order(
-        wire, initial & in_wire, cluster.compat, current_executors=set(assignment),
-        added=added)
+    wire = cluster.wire_order(topology_id)
+    wire_slot = dict(wire)
+    initial = cluster.initial_executors(topology_id) & set(wire_slot)
+    # Executors whose slot was freed since, and those given a slot since (after the others).
+    removed = [e for e in initial if assignment.get(e) != wire_slot[e]]
+    moved = set(removed)
+    added = [(e, s) for e, s in assignment.items() if e not in initial or e in moved]
+    order = java_order.alive_assigned_slot_order(wire, initial, cluster.compat, removed, added)
     return [WorkerSlot(*s) for s in order]
 
 
@@ -115,6 +115,8 @@ def schedule_topology(topology, cluster):
 
 def _schedule_topologies_evenly(topologies, cluster):
     """In-place body of :func:`schedule_topologies_evenly`."""
+    if cluster.compat == "2.x":
+        topologies = list(cluster.topologies.values())
     for topology in cluster.needs_scheduling_topologies(topologies):
         new_assignment = schedule_topology(topology, cluster)
         slot_to_executors = {}
@@ -128,7 +130,12 @@ def schedule_topologies_evenly(topologies, cluster):
     """Port of EvenScheduler.clj ``schedule-topologies-evenly`` (1.2.4) /
     ``scheduleTopologiesEvenly`` (2.8.8): schedule every topology that needs it, in order.
 
-    :param topologies: TopologyDetails in scheduling order.
+    2.8.8 ignores its ``topologies`` argument and schedules every topology of the cluster
+    (``cluster.needsSchedulingTopologies()``, in the cluster's topology order), so when the
+    default scheduler frees one topology's bad slots, the other topologies that need slots may
+    take them first.  2.x mode does the same with ``cluster.topologies``.
+
+    :param topologies: TopologyDetails in scheduling order (1.x).
     :returns: a new :class:`Cluster` holding the result; ``cluster`` is unchanged.
     """
     cluster = cluster.copy()
