@@ -230,6 +230,8 @@ class Cluster(object):
         self._resources = {}
         self._slot_index = {}
         self._used_ports = {}
+        self._topology_slots = {}
+        self._available = None
         self._wire_orders = {}
         self._initial_executors = {}
         for topology_id, pairs in (wire_orders or {}).items():
@@ -282,6 +284,8 @@ class Cluster(object):
         new._slot_index = {s: {t: list(es) for t, es in owners.items()}
                            for s, owners in self._slot_index.items()}
         new._used_ports = {n: dict(ports) for n, ports in self._used_ports.items()}
+        new._topology_slots = {t: set(slots) for t, slots in self._topology_slots.items()}
+        new._available = self._available
         new._wire_orders = self._wire_orders
         new._initial_executors = self._initial_executors
         return new
@@ -293,7 +297,9 @@ class Cluster(object):
         if not owners:
             ports = self._used_ports.setdefault(slot.node_id, {})
             ports[slot.port] = ports.get(slot.port, 0) + 1
+            self._available = None
         owners.setdefault(topology_id, []).append(executor)
+        self._topology_slots.setdefault(topology_id, set()).add(slot)
 
     def _unindex_slot(self, slot):
         owners = self._slot_index.pop(slot, None)
@@ -302,6 +308,9 @@ class Cluster(object):
             ports[slot.port] -= 1
             if not ports[slot.port]:
                 del ports[slot.port]
+            self._available = None
+            for topology_id in owners:
+                self._topology_slots[topology_id].discard(slot)
         return owners or {}
 
     # supervisors
@@ -348,8 +357,7 @@ class Cluster(object):
 
     def get_assigned_num_workers(self, topology):
         """Port of ``getAssignedNumWorkers``: the number of distinct slots assigned."""
-        assignment = self._assignments.get(topology.topology_id)
-        return len(set(assignment.values())) if assignment else 0
+        return len(self._topology_slots.get(topology.topology_id) or ())
 
     def get_unassigned_executors(self, topology):
         """Port of ``getUnassignedExecutors``: the topology's executors without a slot."""
@@ -386,9 +394,11 @@ class Cluster(object):
 
     def get_available_slots(self, supervisor=None):
         """Port of ``getAvailableSlots``: free slots of one supervisor, or of all supervisors in
-        supervisor order then port order."""
+        supervisor order then port order (a list the caller must not change)."""
         if supervisor is not None:
             supervisors = (supervisor,)
+        elif self._available is not None:
+            return self._available
         else:
             supervisors = self.supervisors.values()
         slots = []
@@ -400,6 +410,8 @@ class Cluster(object):
                 slots.extend(s for s in self._slots_of.get(sup.id, ()) if s.port not in used)
             else:
                 slots.extend(self._slots_of.get(sup.id, ()))
+        if supervisor is None:
+            self._available = slots
         return slots
 
     def is_slot_occupied(self, slot):

@@ -6,13 +6,20 @@ Ports of ``EvenScheduler.clj`` (1.2.4) and ``EvenScheduler.java`` (2.8.8).  Slot
 executors ``(start, end)`` tuples.
 """
 
+import functools
+
 from pynimbus.clojure_port import java_order
 from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _utf16_key(s):
     """Sort key giving Java ``String.compareTo`` order (UTF-16 code units)."""
     return s.encode("utf-16-be", "surrogatepass")
+
+
+def _port(slot):
+    return slot[1]
 
 
 def sort_slots(all_slots, compat="1.x", limit=None):
@@ -33,27 +40,37 @@ def sort_slots(all_slots, compat="1.x", limit=None):
     for slot in all_slots:
         groups.setdefault(slot[0], []).append(slot)
     if compat == "2.x":
-        nodes = sorted(groups, key=_utf16_key)
-        split_up = [sorted(groups[n], key=lambda s: s[1]) for n in nodes]
-    else:
-        split_up = [groups[n] for n in java_order.node_group_order_1x(list(groups))]
+        nodes = sorted(groups, key=lambda n: (-len(groups[n]), _utf16_key(n)))
+        return interleave_all([groups[n] for n in nodes], limit,
+                               prepare=lambda g: sorted(g, key=_port))
+    split_up = [groups[n] for n in java_order.node_group_order_1x(list(groups))]
     split_up.sort(key=len, reverse=True)
     return interleave_all(split_up, limit)
 
 
-def interleave_all(colls, limit=None):
+def interleave_all(colls, limit=None, prepare=None):
     """Port of util.clj ``interleave-all`` / ``ServerUtils.interleaveAll``: first items of
     every list, then second items, ... skipping exhausted lists (the first ``limit`` only,
-    when given)."""
+    when given).  ``prepare`` is applied to a list before its first item is taken."""
     out = []
     if limit is None:
         limit = sum(len(c) for c in colls)
+    colls = list(colls)
+    prepared = [prepare is None] * len(colls)
     i = 0
     while len(out) < limit:
-        row = [coll[i] for coll in colls if i < len(coll)]
-        if not row:
+        taken = False
+        for j, coll in enumerate(colls):
+            if i < len(coll):
+                if not prepared[j]:
+                    colls[j] = coll = prepare(coll)
+                    prepared[j] = True
+                out.append(coll[i])
+                taken = True
+                if len(out) == limit:
+                    break
+        if not taken:
             break
-        out.extend(row[:limit - len(out)])
         i += 1
     return out
 
