@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_port_stats -*-
 """Aggregated executor statistics for the Storm UI's page calls (pure).
 
 Ports of stats.clj (Storm 1.2.4) as ``getTopologyPageInfo``, ``getComponentPageInfo`` and
@@ -899,9 +900,10 @@ def _component_common(topology, component_id):
 
 
 def component_resources(topology, topology_conf, component_id, compat="1.x"):
-    """The ``resources_map`` of a component's aggregate stats, as each generation makes it.
+    """Port of nimbus.clj ``set-resources-default-if-not-set`` (1.2.4) and of 2.8.8
+    ``NormalizedResourceRequest.toNormalizedMap``: a component's ``resources_map``.
 
-    1.x: port of nimbus.clj ``set-resources-default-if-not-set`` over
+    1.x: as ``set-resources-default-if-not-set`` over
     ``ResourceUtils.getSpoutsResources``/``getBoltsResources``: the component's own
     ``topology.component.resources.onheap.memory.mb``, ``...offheap.memory.mb`` and
     ``topology.component.cpu.pcore.percent``, else the topology conf's.  Deliberate
