@@ -1,0 +1,314 @@
+# -*- test-case-name: tests.test_pages -*-
+"""The Storm UI's page calls: ``getTopologyPageInfo``, ``getComponentPageInfo``,
+``getSupervisorPageInfo``.
+
+Ports of the reified methods of nimbus.clj (1.2.4) and of ``get-common-topo-info``, with the
+2.8.8 ``Nimbus.java`` differences the 2.x UI relies on.  The aggregation itself is the pure
+:mod:`pynimbus.clojure_port.stats`; this shell reads a topology's stored conf and topology, its
+StormBase, assignment, executor heartbeats and errors, and fills in the page's other fields.
+Every call reads cluster state and blobs in a thread (``run_blocking``).
+
+Failures, as Storm answers them:
+
+* an unknown or removed topology id: ``NotAliveException(id)``;
+* a component the topology does not have: an undeclared error, which reaches the client as
+  ``TApplicationException`` INTERNAL_ERROR "Internal error processing getComponentPageInfo"
+  (1.2.4 fails in ``thriftify-comp-page-data``, 2.8.8 with a NullPointerException);
+* a supervisor id that is not registered: ``NotAliveException(id)``.  Deliberate difference:
+  Storm fails with a NullPointerException (an internal error); an unknown host is an empty page,
+  as in Storm.
+
+Not ported: authorization (``check-authorization!``: nothing is denied), scheduler status
+(``sched_status`` is never set) and the resource-aware scheduler's figures (1.x gets requested
+resources summed from the component confs and assigned ones from the assignment's
+WorkerResources; 2.x sets neither, as 2.8.8 without the ResourceAwareScheduler).
+"""
+
+import collections
+import json
+import logging
+import time
+import urllib.parse
+
+from twisted.internet.threads import deferToThread
+
+from pynimbus.blobstore.keys import master_stormcode_key
+from pynimbus.clojure_port import stats, system_topology, tasks
+from pynimbus.clojure_port.java_order import list_hash, string_hash
+from pynimbus.cluster.state import thriftify_debug_options
+from pynimbus.generated.storm.ttypes import (
+    KeyNotFoundException, NotAliveException, SupervisorPageInfo)
+from pynimbus.handlers.queries import status_string, supervisor_summary
+from pynimbus.topology_store import read_storm_conf, read_storm_topology
+
+log = logging.getLogger(__name__)
+
+EVENTLOGGER_COMPONENT_ID = "__eventlogger"
+SYSTEM_COMPONENT_ID = "__system"
+
+CommonTopoInfo = collections.namedtuple(
+    "CommonTopoInfo",
+    "storm_id storm_name storm_conf user_topology task_to_component base assignment beats")
+CommonTopoInfo.__doc__ = "What ``get-common-topo-info`` reads for one topology."
+
+
+def _port(node_info):
+    return sorted(node_info.port)[0]
+
+
+def executor_node_port(assignment):
+    """The assignment's executors as ``{(start, end): (node, port)}``."""
+    if assignment is None:
+        return {}
+    return {tuple(e): (ni.node, _port(ni)) for e, ni in assignment.executor_node_port.items()}
+
+
+def executor_host_port(assignment):
+    """The assignment's executors as ``{(start, end): (host, port)}``."""
+    node_host = (assignment.node_host or {}) if assignment is not None else {}
+    return {e: (node_host.get(node), port)
+            for e, (node, port) in executor_node_port(assignment).items()}
+
+
+def worker_resources(assignment):
+    """Port of ``get-worker-resources-for-topology``: ``{(node, port): WorkerResources}``."""
+    if assignment is None:
+        return {}
+    return {(ni.node, _port(ni)): r for ni, r in (assignment.worker_resources or {}).items()}
+
+
+def eventlogger_host_port(component_id, task_to_component, executor_host_port_):
+    """Port of the event-logger part of nimbus.clj ``getComponentPageInfo`` (1.2.4): the host
+    and port of the logger task that ``component_id``'s events go to (the logger tasks sorted,
+    index ``listHashCode([id]) mod count``), or None without event loggers."""
+    logger_tasks = sorted(t for t, c in task_to_component.items()
+                          if c == EVENTLOGGER_COMPONENT_ID)
+    if not logger_tasks:
+        return None
+    task = logger_tasks[list_hash([string_hash(component_id)]) % len(logger_tasks)]
+    for (start, end), (host, port) in sorted(executor_host_port_.items()):
+        if start <= task <= end:
+            return (host, port) if host is not None and port is not None else None
+    return None
+
+
+class PagesHandler:
+    """``getTopologyPageInfo``, ``getComponentPageInfo`` and ``getSupervisorPageInfo``.
+
+    :param conf: the effective nimbus configuration (a dict).
+    :param cluster_state: a :class:`pynimbus.cluster.state.StormClusterState`.
+    :param blob_store: the blob store holding each topology's stored conf and code.
+    :param run_blocking: runs a blocking function off the reactor, returning a Deferred.
+    :param clock: returns the time in Unix seconds (uptimes).
+    """
+
+    def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
+                 clock=time.time):
+        self.conf = conf
+        self.state = cluster_state
+        self.blob_store = blob_store
+        self.run_blocking = run_blocking
+        self.clock = clock
+
+    @property
+    def compat(self):
+        return self.conf.get("pynimbus.storm.compat", "1.x")
+
+    # -- reading (in a thread) -----------------------------------------------------------
+
+    def _common_topo_info(self, storm_id):
+        """Port of nimbus.clj ``get-common-topo-info`` (1.2.4).
+
+        :raises NotAliveException: when the topology's blobs or StormBase are gone.
+        """
+        storm_conf = read_storm_conf(self.blob_store, storm_id)
+        user_topology = read_storm_topology(self.blob_store, storm_id)
+        task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+        base = self.state.storm_base(storm_id)
+        if base is None:  # get-launch-time-secs
+            raise NotAliveException(msg=str(storm_id))
+        assignment = self.state.assignment_info(storm_id)
+        beats = (self.state.executor_beats(storm_id, assignment.executor_node_port)
+                 if assignment is not None else {})
+        return CommonTopoInfo(storm_id, storm_conf.get("topology.name"), storm_conf,
+                              user_topology, task_to_component, base, assignment, beats)
+
+    def _resources_view(self, info):
+        """The topology and conf that component resources are read from, per generation."""
+        if self.compat == "2.x":
+            conf = dict(self.conf)
+            conf.update(info.storm_conf)
+            return system_topology.system_topology(info.storm_conf, info.user_topology,
+                                                   self.compat), conf
+        return info.user_topology, info.storm_conf
+
+    def _debug_options(self, base, key):
+        options = (base.component_debug or {}).get(key)
+        return thriftify_debug_options(options) if options is not None else None
+
+    def _topology_page_info(self, storm_id, window, include_sys):
+        """Port of nimbus.clj ``getTopologyPageInfo`` (1.2.4)."""
+        info = self._common_topo_info(storm_id)
+        window = window or stats.ALL_TIME
+        nodes = executor_node_port(info.assignment)
+        node_host = (info.assignment.node_host or {}) if info.assignment is not None else {}
+        owner = info.base.owner if self.compat == "2.x" else None
+        workers = stats.agg_worker_stats(
+            storm_id, info.storm_name, info.task_to_component, info.beats, nodes, node_host,
+            worker_resources(info.assignment), include_sys, True, owner=owner)
+        page = stats.agg_topo_execs_stats(
+            storm_id, nodes, info.task_to_component, info.beats, info.user_topology, window,
+            include_sys, lambda cid: self.state.last_error(storm_id, cid))
+        self._add_resources(page, info, include_sys)
+        page.workers = workers
+        base = info.base
+        if base.owner:
+            page.owner = base.owner
+        if self.compat != "2.x":
+            self._add_topology_resources(page, info)
+        page.name = info.storm_name
+        page.status = status_string(base.status)
+        page.uptime_secs = max(0, int(self.clock()) - (base.launch_time_secs or 0))
+        page.topology_conf = json.dumps(self._resources_view(info)[1], separators=(",", ":"))
+        page.replication_count = self._replication_count(storm_id)
+        debug = self._debug_options(base, storm_id)
+        if debug is not None:
+            page.debug_options = debug
+        if self.compat == "2.x":
+            if info.user_topology.storm_version:
+                page.storm_version = info.user_topology.storm_version
+            if getattr(base, "topology_version", None):
+                page.topology_version = base.topology_version
+        return page
+
+    def _add_resources(self, page, info, include_sys):
+        """Set each component's ``resources_map`` (1.2.4 and 2.8.8); 2.x also shows every
+        spout and bolt with zero stats while no executor has been aggregated
+        (``addSpoutAggStats``/``addBoltAggStats``)."""
+        topology, conf = self._resources_view(info)
+        if self.compat == "2.x":
+            if not page.id_to_spout_agg_stats:
+                page.id_to_spout_agg_stats = {
+                    cid: stats.placeholder_agg_stats(
+                        spout, stats.SPOUT, stats.component_resources(topology, conf, cid, "2.x"))
+                    for cid, spout in (topology.spouts or {}).items()}
+            if not page.id_to_bolt_agg_stats:
+                page.id_to_bolt_agg_stats = {
+                    cid: stats.placeholder_agg_stats(
+                        bolt, stats.BOLT, stats.component_resources(topology, conf, cid, "2.x"))
+                    for cid, bolt in (topology.bolts or {}).items()
+                    if (include_sys or not stats.is_system_id(cid))
+                    and cid != SYSTEM_COMPONENT_ID}
+        for by_id in (page.id_to_spout_agg_stats, page.id_to_bolt_agg_stats):
+            for cid, agg in by_id.items():
+                agg.common_stats.resources_map = stats.component_resources(
+                    topology, conf, cid, self.compat)
+
+    def _add_topology_resources(self, page, info):
+        """1.x ``get-resources-for-topology``: requested resources summed over the assigned
+        executors' components, assigned ones over the assignment's WorkerResources."""
+        requested = [0.0, 0.0, 0.0]
+        keys = (stats.ONHEAP_MEMORY_MB, stats.OFFHEAP_MEMORY_MB, stats.CPU_PCORE_PERCENT)
+        for start, _end in executor_node_port(info.assignment):
+            cid = info.task_to_component.get(start)
+            if cid is None:
+                continue
+            resources = stats.component_resources(info.user_topology, info.storm_conf, cid)
+            for i, key in enumerate(keys):
+                requested[i] += resources.get(key, 0.0)
+        assigned = [0.0, 0.0, 0.0]
+        for r in worker_resources(info.assignment).values():
+            assigned[0] += r.mem_on_heap or 0.0
+            assigned[1] += r.mem_off_heap or 0.0
+            assigned[2] += r.cpu or 0.0
+        page.requested_memonheap, page.requested_memoffheap, page.requested_cpu = requested
+        page.assigned_memonheap, page.assigned_memoffheap, page.assigned_cpu = assigned
+
+    def _replication_count(self, storm_id):
+        try:
+            return self.blob_store.get_blob_replication(master_stormcode_key(storm_id))
+        except KeyNotFoundException:
+            return 0
+
+    def _component_page_info(self, storm_id, component_id, window, include_sys):
+        """Port of nimbus.clj ``getComponentPageInfo`` (1.2.4).
+
+        2.x, as 2.8.8: the component id arrives URL-encoded and is decoded, and an id that is
+        not a spout or bolt of the system topology fails (1.x accepts any ``__`` id).
+        """
+        info = self._common_topo_info(storm_id)
+        window = window or stats.ALL_TIME
+        topology, conf = self._resources_view(info)
+        if self.compat == "2.x":
+            component_id = urllib.parse.unquote_plus(component_id)
+            if (component_id not in (topology.bolts or {})
+                    and component_id not in (topology.spouts or {})):
+                raise stats.UnknownComponent(
+                    "topology %s has no component %r" % (storm_id, component_id))
+        hosts = executor_host_port(info.assignment)
+        page = stats.agg_comp_execs_stats(
+            hosts, info.task_to_component, info.beats, window, include_sys, storm_id,
+            info.user_topology, component_id)
+        page.resources_map = stats.component_resources(topology, conf, component_id,
+                                                       self.compat)
+        page.topology_name = info.storm_name
+        page.errors = self.state.errors(storm_id, component_id)
+        page.topology_status = status_string(info.base.status)
+        debug = self._debug_options(info.base, component_id)
+        if debug is not None:
+            page.debug_options = debug
+        eventlog = eventlogger_host_port(component_id, info.task_to_component, hosts)
+        if eventlog is not None:
+            page.eventlog_host, page.eventlog_port = eventlog
+        return page
+
+    def _supervisor_page_info(self, supervisor_id, host, include_sys):
+        """Port of nimbus.clj ``getSupervisorPageInfo`` (1.2.4): the supervisor(s) (by id, or
+        every one on ``host``) and the workers of each topology assigned to them."""
+        infos = {}
+        for sid in self.state.supervisors():
+            found = self.state.supervisor_info(sid)
+            if found is not None:
+                infos[sid] = found
+        if supervisor_id is None:
+            supervisor_ids = sorted(s for s, i in infos.items() if i.hostname == host)
+        else:
+            supervisor_ids = [supervisor_id]
+        assignments = {}
+        for storm_id in sorted(self.state.assignments()):
+            assignment = self.state.assignment_info(storm_id)
+            if assignment is not None:
+                assignments[storm_id] = assignment
+        page = SupervisorPageInfo(supervisor_summaries=[], worker_summaries=[])
+        for sid in supervisor_ids:
+            if sid not in infos:
+                raise NotAliveException(msg=str(sid))
+            page.supervisor_summaries.append(supervisor_summary(sid, infos[sid]))
+            for storm_id, assignment in assignments.items():
+                if not any(ni.node == sid for ni in assignment.executor_node_port.values()):
+                    continue
+                try:
+                    info = self._common_topo_info(storm_id)
+                except NotAliveException:
+                    log.info("topology %s went away while reading supervisor %s", storm_id, sid)
+                    continue
+                owner = info.base.owner if self.compat == "2.x" else None
+                node_host = (info.assignment.node_host or {}) if info.assignment else {}
+                page.worker_summaries.extend(stats.agg_worker_stats(
+                    storm_id, info.storm_name, info.task_to_component, info.beats,
+                    executor_node_port(info.assignment), node_host,
+                    worker_resources(info.assignment), include_sys, True,
+                    filter_supervisor=sid, owner=owner))
+        return page
+
+    # -- Thrift methods ----------------------------------------------------------------
+
+    def getTopologyPageInfo(self, id, window, is_include_sys):
+        return self.run_blocking(self._topology_page_info, id, window, bool(is_include_sys))
+
+    def getComponentPageInfo(self, topology_id, component_id, window, is_include_sys):
+        return self.run_blocking(self._component_page_info, topology_id, component_id, window,
+                                 bool(is_include_sys))
+
+    def getSupervisorPageInfo(self, id, host, is_include_sys):
+        return self.run_blocking(self._supervisor_page_info, id, host, bool(is_include_sys))
