@@ -126,3 +126,18 @@ def test_schedule_topologies_evenly_serves_topologies_in_order():
         ("sup1", 6700), ("sup1", 6701), ("sup1", 6702)}
     assert result.get_assignment_by_id("second") == {(1, 1): ("sup1", 6703),
                                                      (2, 2): ("sup1", 6703)}
+
+
+def test_sort_slots_limit_gives_the_prefix_of_the_full_order():
+    """Asking for the first k slots gives the first k of the full order in both generations."""
+    slots = [("n%d" % (i % 11), 6700 + (7 * i) % 13) for i in range(40)]
+    slots = list(dict.fromkeys(slots))
+    for compat in ("1.x", "2.x"):
+        full = sort_slots(slots, compat)
+        for k in (0, 1, 5, 11, 12, len(slots), len(slots) + 3):
+            assert sort_slots(slots, compat, k) == full[:k]
+
+
+def test_interleave_all_prepares_each_list_before_taking_from_it():
+    """The prepare hook (2.x sorts a node's ports) runs on a list before its first item is used."""
+    assert interleave_all([[3, 1], [2]], prepare=sorted) == [1, 2, 3]
