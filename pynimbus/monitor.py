@@ -15,6 +15,7 @@ from pynimbus.blobstore.keys import get_id_from_blob_key
 from pynimbus.clojure_port import assignments as port_assignments
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import tasks as port_tasks
+from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
 from pynimbus.generated.storm.ttypes import KeyNotFoundException, NotAliveException
 from pynimbus.topology_store import (
     delete_blobs, read_storm_conf, read_storm_topology, topology_keys)
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 
 
 class TopologyDetailsCache:
-    """Per topology: the stored conf and the task -> component map (tasks never change)."""
+    """Per topology: stored conf, task -> component map (tasks never change), storm version."""
 
     def __init__(self, blob_store, compat):
         self.blob_store = blob_store
@@ -31,13 +32,13 @@ class TopologyDetailsCache:
         self._entries = {}
 
     def get(self, storm_id):
-        """``(storm_conf, task_info)`` of ``storm_id``; raises NotAliveException if gone."""
+        """``(storm_conf, task_info, storm_version)``; raises NotAliveException if gone."""
         entry = self._entries.get(storm_id)
         if entry is None:
             storm_conf = read_storm_conf(self.blob_store, storm_id)
             topology = read_storm_topology(self.blob_store, storm_id)
             task_info = port_tasks.storm_task_info(topology, storm_conf, self.compat)
-            entry = self._entries[storm_id] = (storm_conf, task_info)
+            entry = self._entries[storm_id] = (storm_conf, task_info, topology.storm_version)
         return entry
 
     def forget(self, storm_id):
@@ -110,17 +111,18 @@ class Monitor:
             if base is None:
                 continue
             try:
-                storm_conf, task_info = self.details.get(storm_id)
+                storm_conf, task_info, storm_version = self.details.get(storm_id)
             except NotAliveException:
                 log.warning("topology %s has a StormBase but no stored code; skipping", storm_id)
                 continue
             executors = port_executors.compute_executors(task_info, base.component_executors)
-            topologies[storm_id] = port_assignments.topology_details(
-                storm_id, storm_conf, base, executors, task_info)
+            topologies[storm_id] = TopologyDetails(
+                storm_id, conf=storm_conf, num_workers=base.num_workers,
+                executor_to_component=port_executors.executor_to_component(executors),
+                launch_time_secs=base.launch_time_secs, owner=base.owner,
+                storm_version=storm_version)
         existing = {}
         for storm_id in state.assignments():
-            if storm_id == scratch_topology_id:
-                continue
             assignment = state.assignment_info(storm_id)
             if assignment is not None:
                 existing[storm_id] = assignment
@@ -130,14 +132,16 @@ class Monitor:
             if info is not None:
                 supervisors[supervisor_id] = info
         beats = {storm_id: state.executor_beats(storm_id, assignment.executor_node_port)
-                 for storm_id, assignment in existing.items() if storm_id in topologies}
+                 for storm_id, assignment in existing.items()
+                 if storm_id in topologies and storm_id != scratch_topology_id}
         new_assignments, self.heartbeat_cache = port_assignments.compute_new_assignments(
             topologies, existing, supervisors, self.heartbeat_cache, beats, now,
             self.nimbus.conf, self.compat, scratch_topology_id=scratch_topology_id,
             master_code_dir=self.nimbus.conf.get("storm.local.dir"))
         written = {}
         for storm_id, assignment in sorted(new_assignments.items()):
-            if port_assignments.assignment_changed(existing.get(storm_id), assignment):
+            if port_assignments.assignment_changed(existing.get(storm_id), assignment,
+                                                   self.compat):
                 log.info("Setting new assignment for topology id %s", storm_id)
                 state.set_assignment(storm_id, assignment)
                 written[storm_id] = assignment

@@ -21,9 +21,15 @@ from pynimbus.cluster import LeaderLatch, make_cluster_state
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import NimbusSummary
 from pynimbus.handlers import NimbusHandler
+from pynimbus.handlers.admin import AdminHandler
 from pynimbus.handlers.blobs import BlobsHandler
+from pynimbus.errors import as_application_error
 from pynimbus.handlers.files import FilesHandler
+from pynimbus.handlers.lifecycle import LifecycleHandler, TopologyTransitions
+from pynimbus.handlers.pages import PagesHandler
 from pynimbus.handlers.queries import QueriesHandler
+from pynimbus.handlers.submission import SubmissionHandler
+from pynimbus.monitor import Monitor
 from pynimbus.server import ThriftServerFactory
 
 log = logging.getLogger(__name__)
@@ -61,6 +67,11 @@ class NimbusDaemon:
         self.files = None
         self.blobs = None
         self.timers = []
+        # Port of nimbus-data's :submit-lock: submissions, transitions and cleanup take turns.
+        self.submit_lock = defer.DeferredLock()
+        self.transitions = TopologyTransitions(self)
+        self.monitor = None
+        self._was_leader = False
 
     @property
     def host_port(self):
@@ -72,6 +83,21 @@ class NimbusDaemon:
 
     def is_leader(self):
         return self.latch is not None and self.latch.is_leader()
+
+    def check_leader(self):
+        """Port of ``is-leader`` with ``:throw-exception true``.
+
+        :raises TApplicationException: INTERNAL_ERROR "not a leader, current leader is ...".
+        """
+        if not self.is_leader():
+            raise as_application_error("not a leader, current leader is %s" % self.leader())
+
+    def mk_assignments(self, scratch_topology_id=None):
+        return self.monitor.mk_assignments(scratch_topology_id=scratch_topology_id)
+
+    def request_mk_assignments(self):
+        """A submission or rebalance asks for a round now instead of at the next tick."""
+        self.monitor.request()
 
     @defer.inlineCallbacks
     def start(self):
@@ -101,13 +127,19 @@ class NimbusDaemon:
         self.state = self.cluster_state_factory(self.conf)
         self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock)
         self.inbox = Inbox(self.conf, clock=self.clock)
+        self.monitor = Monitor(self)
 
     def build_concerns(self):
         """The handler objects, one per concern, in the order they take methods."""
         self.files = FilesHandler(self.conf, inbox=self.inbox, blob_store=self.blob_store)
         self.blobs = BlobsHandler(self.conf, self.blob_store, self.state, nimbus_host_port=None,
                                   clock=self.clock)
-        return [QueriesHandler(self.conf, self.state, self, self.started_at, clock=self.clock),
+        return [QueriesHandler(self.conf, self.state, self, self.started_at,
+                               blob_store=self.blob_store, clock=self.clock),
+                SubmissionHandler(self.conf, self),
+                LifecycleHandler(self.conf, self, self.transitions),
+                AdminHandler(self.conf, self),
+                PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock),
                 self.files, self.blobs]
 
     def _register(self):
@@ -117,8 +149,24 @@ class NimbusDaemon:
         self.state.add_nimbus_host(self.host_port, summary)
         self.latch = LeaderLatch(self.state.backend, self.host_port)
 
+    @defer.inlineCallbacks
+    def monitor_tick(self):
+        """The monitor timer: on gaining leadership send ``startup`` to every topology (1.x
+        does it once at start, 2.x on every gain), then mk-assignments and cleanup."""
+        leader = self.is_leader()
+        if leader and not self._was_leader:
+            log.info("%s is the leader nimbus", self.host_port)
+            storm_ids = yield deferToThread(self.state.active_storms)
+            yield self.transitions.startup(storm_ids)
+        self._was_leader = leader
+        yield self.monitor.run()
+
     def _start_timers(self):
-        """nimbus.clj's recurring inbox cleaner, plus expiry of idle upload/download sessions."""
+        """nimbus.clj's recurring monitor and inbox cleaner, plus expiry of idle sessions."""
+        monitor = task.LoopingCall(_logged, self.monitor_tick)
+        monitor.clock = self.reactor
+        monitor.start(float(self.conf["nimbus.monitor.freq.secs"]), now=True)
+        self.timers.append(monitor)
         every = (
             (self.conf["nimbus.cleanup.inbox.freq.secs"], self.files.clean_inbox),
             (self.conf["nimbus.file.copy.expiration.secs"], self.files.expire_sessions),
@@ -135,6 +183,10 @@ class NimbusDaemon:
         for loop in self.timers:
             if loop.running:
                 loop.stop()
+        self.transitions.stop()
+        if self.monitor is not None:
+            self.monitor.cancel()
+            yield self.monitor.lock.acquire()  # let a round in a thread finish first
         if self.port is not None:
             yield self.port.stopListening()
             self.factory.close_connections()

@@ -29,38 +29,11 @@ from pynimbus.generated.storm.ttypes import (
     StreamInfo, SupervisorInfo)
 from pynimbus.handlers.pages import eventlogger_host_port
 
-BOOTSTRAP = """
-import sys
-from pynimbus import nimbus
-from pynimbus.handlers.pages import PagesHandler
-
-_build_concerns = nimbus.NimbusDaemon.build_concerns
-
-def build_concerns(self):
-    concerns = _build_concerns(self)
-    if not any(isinstance(c, PagesHandler) for c in concerns):
-        concerns.append(PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock))
-    return concerns
-
-nimbus.NimbusDaemon.build_concerns = build_concerns
-from pynimbus.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
-
 OPTIONS = ["topology.acker.executors=0", "topology.eventlogger.executors=0",
            "nimbus.monitor.freq.secs=1"]
 SHELL = ComponentObject(shell=ShellComponent("python", "component.py"))
 WORDS = GlobalStreamId("words", "default")
 UPTIME = 120
-
-
-class PagesNimbus(NimbusProcess):
-    """A ``pynimbus dev`` process started through :data:`BOOTSTRAP`."""
-
-    def command(self):
-        cmd = super().command()
-        assert cmd[1:3] == ["-m", "pynimbus.cli"]
-        return [cmd[0], "-c", BOOTSTRAP] + cmd[3:]
 
 
 def word_count():
@@ -104,12 +77,12 @@ def bolt_stats(j):
 
 
 class Cluster:
-    """A pages-enabled nimbus, a cluster-state session on its store, simulated supervisors."""
+    """A nimbus, a cluster-state session on its store, simulated supervisors."""
 
     def __init__(self, tmp_path, options=()):
         self.options = ["pynimbus.embedded.state.dir=%s" % (tmp_path / "state")] + \
             OPTIONS + list(options)
-        self.process = PagesNimbus(tmp_path, options=self.options)
+        self.process = NimbusProcess(tmp_path, options=self.options)
         self.process.start(timeout=30)
         self.state = make_cluster_state(read_storm_config(options=self.options, environ={}))
         for supervisor_id in ("sup-a", "sup-b"):
