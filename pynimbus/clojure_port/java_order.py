@@ -366,7 +366,128 @@ def _trie_key(hasheq):
     return key
 
 
-def clojure_map_order(keys_in_insertion_order, hasheq, array_map_max=ARRAY_MAP_MAX_TRANSIENT):
+def java_hash(key):
+    """Java ``hashCode`` of a JSON-ish key: String, Boolean, Long (int), null."""
+    if key is None:
+        return 0
+    if isinstance(key, str):
+        return string_hash(key)
+    if isinstance(key, bool):
+        return 1231 if key else 1237
+    if isinstance(key, int):
+        return long_hash(key)
+    return hash(key)
+
+
+def clojure_hasheq(key):
+    """Clojure ``hasheq`` of a String or an integer (a Long)."""
+    if isinstance(key, str):
+        return clojure_hasheq_string(key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        return clojure_hasheq_long(key)
+    return hash(key) & _MASK32
+
+
+class JavaHashMap(object):
+    """The iteration order of a ``java.util.HashMap`` (JDK 8 to 17), for a given history.
+
+    Entries iterate by bucket (``(h ^ h >>> 16) & (capacity - 1)``), and within a bucket in
+    insertion order (resizes keep the relative order).  Capacity follows Java: 16 on the first
+    put of a default map, ``tableSizeFor(n)`` for ``new HashMap<>(n)``, ``tableSizeFor(s / 0.75
+    + 1)`` for ``new HashMap<>(map)`` and a first ``putAll``, doubling past 3/4 full.
+    """
+
+    def __init__(self, initial_capacity=None, items=None):
+        self._cap = 0
+        self._threshold = 0 if initial_capacity is None else table_size_for(initial_capacity)
+        self._entries = {}
+        self._seq = 0
+        if items is not None:
+            self.put_all(items)
+
+    def _resize(self):
+        if self._cap > 0:
+            self._cap *= 2
+        elif self._threshold > 0:
+            self._cap = self._threshold
+        else:
+            self._cap = 16
+        self._threshold = int(self._cap * 0.75)
+
+    def put(self, key, value):
+        """``Map.put``: a known key keeps its place; a new one goes last in its bucket."""
+        entry = self._entries.get(key)
+        if entry is not None:
+            entry[1] = value
+            return
+        if self._cap == 0:
+            self._resize()
+        self._seq += 1
+        self._entries[key] = [self._seq, value]
+        if len(self._entries) > self._threshold:
+            self._resize()
+
+    def put_all(self, items):
+        """``Map.putAll`` of ``items`` (a mapping or (key, value) pairs), sizing as Java does."""
+        items = list(items.items()) if hasattr(items, "items") else list(items)
+        s = len(items)
+        if s > 0:
+            if self._cap == 0:
+                t = table_size_for(int(s / 0.75 + 1.0))
+                if t > self._threshold:
+                    self._threshold = t
+            elif s > self._threshold:
+                self._resize()
+        for key, value in items:
+            self.put(key, value)
+
+    def remove(self, key):
+        self._entries.pop(key, None)
+
+    def __contains__(self, key):
+        return key in self._entries
+
+    def __len__(self):
+        return len(self._entries)
+
+    def get(self, key, default=None):
+        entry = self._entries.get(key)
+        return default if entry is None else entry[1]
+
+    def keys(self):
+        """Keys in Java iteration order."""
+        mask = max(self._cap, 1) - 1
+
+        def order(item):
+            h = java_hash(item[0]) & _MASK32
+            return ((h ^ (h >> 16)) & mask, item[1][0])
+        return [k for k, _ in sorted(self._entries.items(), key=order)]
+
+    def items(self):
+        return [(k, self._entries[k][1]) for k in self.keys()]
+
+    def to_dict(self):
+        """A dict whose insertion order is this map's iteration order."""
+        return dict(self.items())
+
+
+def java_hashmap_order(keys, initial_capacity=None):
+    """The iteration order of a HashMap (or HashSet) of JSON-ish keys added one by one."""
+    return java_hash_map_order(keys, java_hash, initial_capacity)
+
+
+def thrift_map_order(mapping):
+    """Key order of a Thrift map as Storm's Java code sees it after decoding it.
+
+    The generated Java reader fills ``new HashMap<>(2 * size)`` in wire order; Python's decoder
+    keeps wire order in its dict, so this is exact for a struct pynimbus received.
+    """
+    mapping = mapping or {}
+    return java_hashmap_order(list(mapping), initial_capacity=2 * len(mapping))
+
+
+def clojure_map_order(keys_in_insertion_order, hasheq=clojure_hasheq,
+                      array_map_max=ARRAY_MAP_MAX_TRANSIENT):
     """Iteration order of a Clojure 1.7 map built by adding keys in that order.
 
     :param hasheq: function of a key to its Clojure ``hasheq``.
@@ -381,7 +502,7 @@ def clojure_map_order(keys_in_insertion_order, hasheq, array_map_max=ARRAY_MAP_M
     return clojure_set_order(distinct, hasheq)
 
 
-def clojure_set_order(items_in_insertion_order, hasheq):
+def clojure_set_order(items_in_insertion_order, hasheq=clojure_hasheq):
     """Iteration order of a Clojure 1.7 ``PersistentHashSet`` (always a hash trie)."""
     distinct = list(dict.fromkeys(items_in_insertion_order))
     keyed = sorted(range(len(distinct)), key=lambda j: (_trie_key(hasheq(distinct[j])), j))

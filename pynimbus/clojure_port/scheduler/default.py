@@ -6,19 +6,10 @@ same algorithm.  Not ported: 2.8.8's ``BlacklistScheduler`` wrapper (a ``Cluster
 blacklisted hosts, but nothing here decides them).
 """
 
+from pynimbus.clojure_port.executors import integer_divided
 from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
 from pynimbus.clojure_port.scheduler.even import (
     _schedule_topologies_evenly, get_alive_assigned_node_port_to_executors)
-
-
-def integer_divided(total, num_pieces):
-    """Port of ``Utils.integerDivided``: ``{piece size: how many pieces}`` splitting ``total``
-    as evenly as possible into ``num_pieces`` (sizes ascending)."""
-    base, num_inc = divmod(total, num_pieces)
-    ret = {base: num_pieces - num_inc}
-    if num_inc:
-        ret[base + 1] = num_inc
-    return ret
 
 
 def bad_slots(existing_slots, num_executors, num_workers):
