@@ -1,0 +1,164 @@
+"""Compare two captures (see :mod:`.capture`) field by field.
+
+Captures are already normalised (ids, paths, ports, times), so what is left is meant to be
+deterministic: :func:`differences` walks both JSON values and reports every path where they
+differ, except paths matching an ignore pattern (``fnmatch`` patterns over ``/``-joined paths,
+e.g. ``"*/pynimbus.*"``).
+
+Slot choice: 1.2.4's even scheduler walks supervisors in Java ``HashMap`` order, which a
+re-implementation may or may not reproduce.  With ``assignment="shape"`` every Assignment is
+replaced by its shape before comparing: how executors are grouped into workers and how many
+workers each node runs, without which node/port got which group
+(:func:`assignment_shape`).  ``assignment="exact"`` (default) compares node ids and ports too.
+
+Used by ``tests/compat/test_oracle_live.py`` (pynimbus vs a live Java Nimbus) and meant for a
+default-run test comparing pynimbus with the committed goldens (:func:`load_goldens`).
+"""
+
+import collections
+import fnmatch
+import json
+import os
+
+from . import GOLDENS_DIR
+
+Difference = collections.namedtuple("Difference", "path expected actual")
+
+# Never part of what must match: free text we wrote, and the harness's own bookkeeping.
+ALWAYS_IGNORED = (
+    "*/notes",
+    "*/target_generation",
+    # pynimbus's own configuration keys (defaults it adds to every conf map)
+    "*/pynimbus.*",
+)
+
+# Facts of the Java run that a pynimbus run cannot share: the upload location's layout under
+# storm.local.dir is an implementation detail (clients pass it back unchanged).
+LOOSE_IGNORED = ALWAYS_IGNORED + (
+    "*/upload_location",
+    # gzip output differs between zlib settings and versions; the content is compared instead
+    "*/blobs/content/*-stormcode.ser/length",
+)
+
+
+def assignment_shape(assignment):
+    """An Assignment (capture JSON) without slot identities: groups of executors per worker,
+    the number of workers per node (sorted), and the distinct worker resources."""
+    if not isinstance(assignment, dict) or "executor_node_port" not in assignment:
+        return assignment
+    workers = collections.defaultdict(list)
+    for executor, node_port in assignment.get("executor_node_port", []):
+        workers[(node_port["node"], tuple(node_port["port"]))].append(executor)
+    per_node = collections.Counter(node for node, _ in workers)
+    resources = sorted({json.dumps(r, sort_keys=True)
+                        for _, r in assignment.get("worker_resources", [])})
+    shape = {
+        "workers": sorted(sorted(group) for group in workers.values()),
+        "workers_per_node": sorted(per_node.values()),
+        "worker_resources": [json.loads(r) for r in resources],
+        "executors_with_start_time": sorted(e for e, _ in assignment.get(
+            "executor_start_time_secs", [])),
+    }
+    for key in ("master_code_dir", "owner", "total_shared_off_heap"):
+        if key in assignment:
+            shape[key] = assignment[key]
+    return shape
+
+
+def _shape_assignments(value, key=None):
+    if isinstance(value, dict):
+        if key == "assignment" and "executor_node_port" in value:
+            return assignment_shape(value)
+        return {k: _shape_assignments(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shape_assignments(v, key) for v in value]
+    return value
+
+
+def _ignored(path, patterns):
+    text = "/" + "/".join(str(p) for p in path)
+    return any(fnmatch.fnmatchcase(text, pattern) for pattern in patterns)
+
+
+def differences(expected, actual, ignore=LOOSE_IGNORED, assignment="exact"):
+    """Every difference between two captures, as :class:`Difference` (path as a string)."""
+    if assignment == "shape":
+        expected, actual = _shape_assignments(expected), _shape_assignments(actual)
+    elif assignment != "exact":
+        raise ValueError("assignment must be 'exact' or 'shape'")
+    out = []
+    _walk(expected, actual, (), tuple(ignore), out)
+    return out
+
+
+_MISSING = "<missing>"
+
+
+def _walk(exp, act, path, ignore, out):
+    if _ignored(path, ignore):
+        return
+    if isinstance(exp, dict) and isinstance(act, dict):
+        for key in sorted(set(exp) | set(act), key=str):
+            _walk(exp.get(key, _MISSING), act.get(key, _MISSING), path + (key,), ignore, out)
+        return
+    if isinstance(exp, list) and isinstance(act, list):
+        if len(exp) != len(act):
+            out.append(Difference("/" + "/".join(map(str, path)), exp, act))
+            return
+        for i, (e, a) in enumerate(zip(exp, act)):
+            _walk(e, a, path + (i,), ignore, out)
+        return
+    if type(exp) is not type(act) and not (isinstance(exp, (int, float))
+                                           and isinstance(act, (int, float))
+                                           and not isinstance(exp, bool)
+                                           and not isinstance(act, bool)):
+        out.append(Difference("/" + "/".join(map(str, path)), exp, act))
+        return
+    if exp != act:
+        out.append(Difference("/" + "/".join(map(str, path)), exp, act))
+
+
+def format_differences(diffs, limit=40, width=160):
+    lines = []
+    for d in diffs[:limit]:
+        exp = json.dumps(d.expected, sort_keys=True)
+        act = json.dumps(d.actual, sort_keys=True)
+        lines.append("%s\n    expected: %s\n    actual:   %s"
+                     % (d.path, exp[:width], act[:width]))
+    if len(diffs) > limit:
+        lines.append("... and %d more" % (len(diffs) - limit))
+    return "\n".join(lines)
+
+
+# Goldens
+
+def golden_dir(version):
+    return os.path.join(GOLDENS_DIR, version)
+
+
+def golden_versions():
+    """Storm versions with committed goldens."""
+    if not os.path.isdir(GOLDENS_DIR):
+        return []
+    return sorted(d for d in os.listdir(GOLDENS_DIR)
+                  if os.path.isdir(os.path.join(GOLDENS_DIR, d)))
+
+
+def load_golden(version, ref_id):
+    with open(os.path.join(golden_dir(version), ref_id + ".json")) as f:
+        return json.load(f)
+
+
+def load_goldens(version):
+    """``{reference id: capture}`` (and ``_nimbus``, ``_about``) of one Storm version."""
+    out = {}
+    for name in sorted(os.listdir(golden_dir(version))):
+        if name.endswith(".json"):
+            with open(os.path.join(golden_dir(version), name)) as f:
+                out[name[:-5]] = json.load(f)
+    return out
+
+
+def compare_to_golden(version, ref_id, capture, **kwargs):
+    """Differences between a capture and the committed golden of ``version``."""
+    return differences(load_golden(version, ref_id), capture, **kwargs)

@@ -1,0 +1,193 @@
+"""Resolve the jars of a Storm release into a classpath, cached under ``<repo>/.cache/maven``.
+
+The first call for a version writes a throwaway ``pom.xml`` into a temporary directory and runs
+``mvn dependency:build-classpath`` with ``-Dmaven.repo.local=<repo>/.cache/maven/repo``: Maven
+downloads the artifacts and their runtime dependencies from Maven Central into that local
+repository and prints the classpath, which is kept in
+``<repo>/.cache/maven/classpaths/storm-<version>.txt``.  Later calls read that file and only check
+that every jar is still there, so they need neither Maven nor the network.  ``.cache/`` is in
+``.gitignore``: nothing downloaded is ever committed.
+
+Artifacts:
+
+* Storm 1.x: ``org.apache.storm:storm-core`` (one shaded jar + clojure, log4j2, kryo...).  Its
+  pom names ``ring-cors:ring-cors:0.1.5``, which lives on Clojars only (it is the UI's CORS
+  middleware, unused by Nimbus), so it is excluded.
+* Storm 2.x: ``org.apache.storm:storm-server`` + ``org.apache.storm:storm-client``.
+
+:class:`MavenUnavailable` says why a classpath cannot be had (no ``mvn``, Maven Central
+unreachable, a version that is not served); tests turn it into a skip reason.
+"""
+
+import collections
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from . import REPO
+
+CACHE_DIR = os.environ.get("PYNIMBUS_ORACLE_MAVEN_CACHE") or os.path.join(REPO, ".cache", "maven")
+LOCAL_REPO = os.path.join(CACHE_DIR, "repo")
+CLASSPATH_DIR = os.path.join(CACHE_DIR, "classpaths")
+
+# The maven-dependency-plugin that Maven 3.8's super-POM binds by default; pinned so a run never
+# has to look up "the newest" plugin version.
+DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:2.8"
+
+# Storm 2.8.8 is what pynimbus targets, but Maven Central as reachable from here does not serve
+# storm-server/storm-client/storm-core 2.8.8 (404; 2.8.4 has no parent POM, 2.8.5-2.8.7 are not
+# served either); 2.8.3 is the newest 2.x whose artifacts resolve.  Between the v2.8.3 and v2.8.8
+# tags the Nimbus paths this harness exercises are unchanged: two NPE guards (mkAssignments on
+# an assignment deleted meanwhile, getSupervisorPageInfo for an unknown host), a HeartbeatCache
+# fix (RPC heartbeats whose time does not advance), two new optional eventlogger conf keys, the
+# commons-lang3 migration.  Override with PYNIMBUS_ORACLE_VERSIONS=1.2.4,2.8.8 once it is served.
+STORM_1X = "1.2.4"
+STORM_2X = "2.8.3"
+TARGET_2X = "2.8.8"
+DEFAULT_VERSIONS = (STORM_1X, STORM_2X)
+
+Artifact = collections.namedtuple("Artifact", "group artifact version exclusions")
+Release = collections.namedtuple("Release", "version generation artifacts nimbus_class")
+
+# Output of Maven that means "could not reach the repository" rather than "no such artifact".
+_OFFLINE_PATTERNS = re.compile(
+    r"Unknown host|UnknownHostException|Connection refused|Network is unreachable|"
+    r"connect timed out|Connect to .* failed|No route to host|"
+    r"Temporary failure in name resolution|cannot access central .* in offline mode", re.I)
+_NOT_FOUND_PATTERNS = re.compile(r"Could not find artifact|was not found in", re.I)
+
+
+class MavenUnavailable(RuntimeError):
+    """The classpath of a release cannot be resolved here; ``str()`` is the reason."""
+
+
+def configured_versions():
+    """Storm versions to run: ``$PYNIMBUS_ORACLE_VERSIONS`` (comma-separated) or the default."""
+    value = os.environ.get("PYNIMBUS_ORACLE_VERSIONS", "").strip()
+    if not value:
+        return DEFAULT_VERSIONS
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def generation(version):
+    """``"1.x"`` or ``"2.x"`` for a Storm version string."""
+    major = version.split(".", 1)[0]
+    if major not in ("1", "2"):
+        raise ValueError("unsupported Storm version %r (only 1.x and 2.x)" % version)
+    return major + ".x"
+
+
+def release(version):
+    """The :class:`Release` (artifacts, Nimbus main class) of a Storm version."""
+    if generation(version) == "1.x":
+        return Release(version, "1.x",
+                       [Artifact("org.apache.storm", "storm-core", version,
+                                 [("ring-cors", "ring-cors")])],
+                       "org.apache.storm.daemon.nimbus")
+    return Release(version, "2.x",
+                   [Artifact("org.apache.storm", "storm-server", version, []),
+                    Artifact("org.apache.storm", "storm-client", version, [])],
+                   "org.apache.storm.daemon.nimbus.Nimbus")
+
+
+def pom_xml(rel):
+    """A minimal POM whose dependencies are the release's artifacts."""
+    deps = []
+    for a in rel.artifacts:
+        exclusions = "".join(
+            "<exclusion><groupId>%s</groupId><artifactId>%s</artifactId></exclusion>" % ex
+            for ex in a.exclusions)
+        deps.append(
+            "    <dependency><groupId>%s</groupId><artifactId>%s</artifactId>"
+            "<version>%s</version>%s</dependency>"
+            % (a.group, a.artifact, a.version,
+               "<exclusions>%s</exclusions>" % exclusions if exclusions else ""))
+    return "\n".join([
+        '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+        "  <modelVersion>4.0.0</modelVersion>",
+        "  <groupId>pynimbus.oracle</groupId>",
+        "  <artifactId>storm-%s</artifactId>" % rel.version.replace(".", "-"),
+        "  <version>0</version>",
+        "  <packaging>pom</packaging>",
+        "  <dependencies>",
+    ] + deps + ["  </dependencies>", "</project>", ""])
+
+
+def classpath_file(version):
+    return os.path.join(CLASSPATH_DIR, "storm-%s.txt" % version)
+
+
+def cached_classpath(version):
+    """The cached classpath of ``version`` if every jar in it is present, else None."""
+    path = classpath_file(version)
+    try:
+        with open(path) as f:
+            jars = [line.strip() for line in f if line.strip()]
+    except OSError:
+        return None
+    if jars and all(os.path.isfile(jar) for jar in jars):
+        return jars
+    return None
+
+
+def resolve_classpath(version, timeout=900.0, log=None):
+    """Return the list of jar paths making up the classpath of Storm ``version``'s Nimbus.
+
+    :raises MavenUnavailable: with the reason (no mvn, Maven Central unreachable, not served).
+    """
+    jars = cached_classpath(version)
+    if jars:
+        return jars
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise MavenUnavailable("mvn is not installed (apt-get install maven) and Storm %s is not "
+                               "in the cache %s" % (version, CACHE_DIR))
+    rel = release(version)
+    os.makedirs(LOCAL_REPO, exist_ok=True)
+    os.makedirs(CLASSPATH_DIR, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="pynimbus-oracle-mvn-") as tmp:
+        with open(os.path.join(tmp, "pom.xml"), "w") as f:
+            f.write(pom_xml(rel))
+        out_file = os.path.join(tmp, "classpath.txt")
+        cmd = [mvn, "-B", "-q", "-Dmaven.repo.local=" + LOCAL_REPO,
+               DEPENDENCY_PLUGIN + ":build-classpath", "-Dmdep.includeScope=runtime",
+               "-Dmdep.outputFile=" + out_file]
+        if log:
+            log("resolving Storm %s with: %s" % (version, " ".join(cmd)))
+        try:
+            proc = subprocess.run(cmd, cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise MavenUnavailable("mvn did not finish resolving Storm %s within %.0f s (Maven "
+                                   "Central slow or unreachable)" % (version, timeout))
+        output = proc.stdout.decode("utf-8", "replace")
+        if proc.returncode != 0 or not os.path.exists(out_file):
+            errors = "\n".join(line for line in output.splitlines() if "ERROR" in line)[:2000]
+            if _OFFLINE_PATTERNS.search(output):
+                raise MavenUnavailable("Maven Central is unreachable, cannot resolve Storm %s:\n%s"
+                                       % (version, errors))
+            if _NOT_FOUND_PATTERNS.search(output):
+                raise MavenUnavailable("Storm %s is not served by Maven Central here:\n%s"
+                                       % (version, errors))
+            raise MavenUnavailable("mvn failed (exit %s) resolving Storm %s:\n%s"
+                                   % (proc.returncode, version, errors or output[-2000:]))
+        with open(out_file) as f:
+            jars = [j for j in f.read().strip().split(os.pathsep) if j]
+    if not jars or not all(os.path.isfile(j) for j in jars):
+        raise MavenUnavailable("mvn returned an incomplete classpath for Storm %s" % version)
+    tmp_cp = classpath_file(version) + ".tmp"
+    with open(tmp_cp, "w") as f:
+        f.write("\n".join(jars) + "\n")
+    os.replace(tmp_cp, classpath_file(version))
+    return jars
+
+
+def unavailable_reason(version):
+    """Why ``version`` cannot be run here (resolving it if needed), or None when it can."""
+    try:
+        resolve_classpath(version)
+    except MavenUnavailable as e:
+        return str(e)
+    return None
