@@ -410,3 +410,16 @@ def test_nimbus_host_is_registered_again_after_the_session_expires(zookeeper_con
     finally:
         nimbus.close()
         observer.close()
+
+
+def test_batched_reads_return_what_single_reads_return(state):
+    """storm_bases, assignment_infos and supervisor_infos equal the one-by-one reads."""
+    base = ttypes.StormBase(name="a", status=ttypes.TopologyStatus.ACTIVE, num_workers=1)
+    state.activate_storm("a-1-1", base)
+    state.set_assignment("a-1-1", ttypes.Assignment(master_code_dir="/x"))
+    state.supervisor_heartbeat("s1", ttypes.SupervisorInfo(time_secs=1, hostname="h"))
+    assert state.storm_bases(["a-1-1", "missing-1-1"]) == {"a-1-1": state.storm_base("a-1-1")}
+    assert state.assignment_infos(["missing-1-1", "a-1-1"]) == {
+        "a-1-1": state.assignment_info("a-1-1")}
+    assert state.supervisor_infos(["s1", "s2"]) == {"s1": state.supervisor_info("s1")}
+    assert state.storm_bases([]) == {}

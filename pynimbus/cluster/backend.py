@@ -123,6 +123,13 @@ class Backend(abc.ABC):
     def get(self, path):
         """Return the node's data, or None when the node does not exist."""
 
+    def get_many(self, paths):
+        """Return the data of each node of ``paths`` (None where it does not exist), in order.
+
+        Backends override this to read in one batch (pipelined requests, one transaction).
+        """
+        return [self.get(path) for path in paths]
+
     @abc.abstractmethod
     def get_with_version(self, path):
         """Return ``(data, version)`` of the node, or None when it does not exist.

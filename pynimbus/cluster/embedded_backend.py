@@ -327,6 +327,13 @@ class EmbeddedBackend(Backend):
             row = self._node(db, abs_path, "data")
         return None if row is None else bytes(row[0])
 
+    def get_many(self, paths):
+        """All reads in one read transaction."""
+        abs_paths = [self._abs(path) for path in paths]
+        with self._read() as db:
+            rows = [self._node(db, abs_path, "data") for abs_path in abs_paths]
+        return [None if row is None else bytes(row[0]) for row in rows]
+
     def get_with_version(self, path):
         abs_path = self._abs(path)
         with self._read() as db:

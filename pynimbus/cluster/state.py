@@ -192,6 +192,17 @@ class StormClusterState:
     def _get(self, path, cls):
         return maybe_deserialize(self.backend.get(path), cls)
 
+    def _get_many(self, ids, path_of, cls):
+        """``{id: struct}`` of the ids whose node exists, read in one batch."""
+        ids = list(ids)
+        values = self.backend.get_many([path_of(i) for i in ids])
+        found = {}
+        for node_id, data in zip(ids, values):
+            value = maybe_deserialize(data, cls)
+            if value is not None:
+                found[node_id] = value
+        return found
+
     def _children(self, path):
         try:
             return self.backend.get_children(path)
@@ -214,6 +225,10 @@ class StormClusterState:
     def assignment_info(self, storm_id):
         """Port of ``assignment-info``: the topology's ``Assignment``, or None."""
         return self._get(paths.assignment_path(storm_id), ttypes.Assignment)
+
+    def assignment_infos(self, storm_ids):
+        """``{storm_id: Assignment}`` of those ids that have one (one batched read)."""
+        return self._get_many(storm_ids, paths.assignment_path, ttypes.Assignment)
 
     def assignment_info_with_version(self, storm_id):
         """Port of ``assignment-info-with-version``: a :class:`VersionedData` of the Assignment."""
@@ -256,6 +271,10 @@ class StormClusterState:
         """Port of ``storm-base`` (no callback): the topology's ``StormBase``, or None."""
         return self._get(paths.storm_path(storm_id), ttypes.StormBase)
 
+    def storm_bases(self, storm_ids):
+        """``{storm_id: StormBase}`` of those ids that have one (one batched read)."""
+        return self._get_many(storm_ids, paths.storm_path, ttypes.StormBase)
+
     def activate_storm(self, storm_id, storm_base):
         """Port of ``activate-storm!``: write the topology's first ``StormBase``.
 
@@ -296,6 +315,10 @@ class StormClusterState:
     def supervisor_info(self, supervisor_id):
         """Port of ``supervisor-info``: the supervisor's ``SupervisorInfo``, or None."""
         return self._get(paths.supervisor_path(supervisor_id), ttypes.SupervisorInfo)
+
+    def supervisor_infos(self, supervisor_ids):
+        """``{supervisor_id: SupervisorInfo}`` of those still registered (one batched read)."""
+        return self._get_many(supervisor_ids, paths.supervisor_path, ttypes.SupervisorInfo)
 
     def supervisor_heartbeat(self, supervisor_id, info):
         """Port of ``supervisor-heartbeat!``: write the ``SupervisorInfo`` as an ephemeral node."""

@@ -167,6 +167,27 @@ class ZooKeeperBackend(Backend):
         result = self.get_with_version(path)
         return None if result is None else result[0]
 
+    def get_many(self, paths):
+        """Pipelined reads: every request is sent before the first answer is awaited."""
+        paths = list(paths)
+        for path in paths:
+            validate_path(path)
+        if self._closed:
+            raise BackendClosedError("the ZooKeeper session is closed")
+        pending = [self._client.get_async(path) for path in paths]
+        found = []
+        for path, request in zip(paths, pending):
+            try:
+                data, _stat = request.get()
+            except kz.NoNodeError:
+                found.append(None)
+                continue
+            except (kz.KazooException, KazooTimeoutError):
+                found.append(self.get(path))  # the one-by-one path retries and translates
+                continue
+            found.append(data or b"")
+        return found
+
     def get_with_version(self, path):
         validate_path(path)
         try:
