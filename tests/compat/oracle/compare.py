@@ -76,6 +76,7 @@ def pynimbus_ignores(generation, ref_id, base=LOOSE_IGNORED):
     return (tuple(base) + DELIBERATE_EVERYWHERE
             + DELIBERATE_DIFFERENCES.get(generation, {}).get(ref_id, ()))
 
+
 # Per compatibility generation, differences of pynimbus that are decisions, not bugs.  1.2.4
 # answers the 2.x-only methods with UNKNOWN_METHOD; pynimbus serves the union IDL in both modes
 # ("serving the union IDL satisfies both clients", shared/reference/README.md), so in 1.x mode
