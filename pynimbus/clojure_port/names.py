@@ -14,9 +14,9 @@ DISALLOWED_TOPOLOGY_NAME_STRS = ("/", ".", ":", "\\")
 TOPOLOGY_NAME_REGEX_2X = "^[^/.:\\\\]+$"
 _TOPOLOGY_NAME_2X = re.compile(r"[^/.:\\]+")
 
-# How Clojure prints the 1.2.4 set of disallowed substrings in its message.
-# TODO(issue 3): confirm the printed order against the real 1.2.4 Nimbus (oracle goldens).
-_DISALLOWED_PR_STR = '#{"/" "." ":" "\\\\"}'
+# How Clojure prints the 1.2.4 set of disallowed substrings in its message (a hash set: this
+# order is the one the real 1.2.4 Nimbus prints, tests/compat/goldens/1.2.4/bad_name_*.json).
+_DISALLOWED_PR_STR = '#{"/" ":" "." "\\\\"}'
 
 
 def validate_topology_name(name, compat="1.x"):

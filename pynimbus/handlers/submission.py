@@ -10,13 +10,14 @@ leaves no trace in cluster state or on disk.
 
 import getpass
 import logging
+import re
 
 from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
 from pynimbus.clojure_port import conf as port_conf
-from pynimbus.clojure_port import normalize, system_topology
+from pynimbus.clojure_port import normalize, stats, system_topology
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.clojure_port.storm_id import make_storm_id
 from pynimbus.errors import as_application_error
@@ -48,9 +49,45 @@ def check_storm_version_2x(nimbus_conf, topology, nimbus_version):
         "supervisor.worker.version.classpath.map") or {}).keys())
     major = version.split(".")[0]
     if not any(str(v).split(".")[0] == major for v in known):
+        # the keys are SimpleVersions in a sorted map: "major.minor", printed as a Java set
+        simple = sorted({_simple_version(v) for v in known})
         raise InvalidTopologyException(
             msg="Topology submitted with storm version %s but could not find a configured "
-                "compatible version to use %s" % (version, sorted(known)))
+                "compatible version to use [%s]"
+                % (version, ", ".join("%d.%d" % v for v in simple)))
+
+
+def check_worker_max_heap_2x(topology_conf, topology, nimbus_conf):
+    """Port of 2.8.8 ``ServerUtils.validateTopologyWorkerMaxHeapSizeConfigs``: no component may
+    need more memory (on-heap plus off-heap) than ``topology.worker.max.heap.size.mb`` (the
+    submitted conf's, else nimbus's)."""
+    largest = 0.0
+    for component_id in system_topology.all_components(topology):
+        res = stats.component_resources(topology, topology_conf, component_id, "2.x")
+        need = (res.get("onheap.memory.mb") or 0.0) + (res.get("offheap.memory.mb") or 0.0)
+        largest = max(largest, need)
+    max_heap = topology_conf.get("topology.worker.max.heap.size.mb")
+    if max_heap is None:
+        max_heap = nimbus_conf.get("topology.worker.max.heap.size.mb")
+    max_heap = float(max_heap) if max_heap is not None else 0.0
+    if max_heap < largest:
+        raise InvalidTopologyException(
+            msg="Topology will not be able to be successfully scheduled: Config "
+                "TOPOLOGY_WORKER_MAX_HEAP_SIZE_MB=%s < %s (Largest memory requirement of a "
+                "component in the topology). Perhaps set TOPOLOGY_WORKER_MAX_HEAP_SIZE_MB to a "
+                "larger amount" % (_java_double(max_heap), _java_double(largest)))
+
+
+def _java_double(value):
+    """``Double.toString`` for the plain values these messages hold."""
+    return "%.1f" % value if float(value).is_integer() and abs(value) < 1e7 else repr(value)
+
+
+def _simple_version(version):
+    """2.8.8 ``SimpleVersion``: (major, minor) of a version string (missing parts are 0)."""
+    parts = re.findall(r"\d+", str(version))
+    numbers = [int(p) for p in parts[:2]] + [0, 0]
+    return numbers[0], numbers[1]
 
 
 class SubmissionHandler:
@@ -115,12 +152,15 @@ class SubmissionHandler:
             raise InvalidTopologyException(msg="No topology was given")
         topology_conf = port_conf.parse_json_conf(json_conf, compat)
         port_conf.validate_topology_conf(topology_conf, compat)
+        if compat == "2.x":
+            check_worker_max_heap_2x(topology_conf, topology, nimbus_conf)
         self._check_blobstore_map(topology_conf)
+        # counted even when a later step refuses the topology (the version gate and the jar
+        # location included: Storm counts before them)
+        self.submitted_count += 1
         if compat == "2.x":
             check_storm_version_2x(nimbus_conf, topology, "2.8.8")
         jar_path = self._jar_path(jar_location)
-
-        self.submitted_count += 1  # counted even when a later step refuses the topology
         now = int(self.nimbus.clock())
         storm_id = make_storm_id(name, self.submitted_count, now)
         topology_conf = dict(topology_conf, **{"storm.id": storm_id, "topology.name": name})
@@ -156,10 +196,13 @@ class SubmissionHandler:
                 msg="symlinks are disabled so blobs are not supported but "
                     "topology.blobstore.map = %s" % (blob_map,))
         missing = [key for key in blob_map if not self.nimbus.blob_store.has_blob(key)]
+        if missing and self.compat == "2.x":
+            # 2.8.8 Utils.validateTopologyBlobStoreMap: the first key without its blob
+            raise InvalidTopologyException(msg="Key not found: %s" % missing[0])
         if missing:
             raise InvalidTopologyException(
                 msg="The topology blob store map does not contain the valid keys to launch the "
-                    "topology %s" % missing)
+                    "topology [%s]" % ", ".join(missing))  # a Java list's toString
 
     def _jar_path(self, location):
         """The file of a finished upload, or None for local mode (no location).
