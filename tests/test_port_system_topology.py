@@ -95,13 +95,21 @@ def test_acker_has_one_executor_per_worker_and_the_timeout_as_tick(compat):
         ("count", "__ack_reset_timeout"): ("fields", ("id",))}
 
 
-def test_acker_object_is_the_generations_placeholder():
-    """The acker's object names org.apache.storm.daemon.acker (1.x) / Acker (2.x)."""
+def test_acker_object_is_the_generations_java_serialization():
+    """The acker's object is the real Java serialization of org.apache.storm.daemon.acker (1.x)
+    / Acker (2.x), as captured from the real Nimbus."""
     for compat, name in (("1.x", b"org.apache.storm.daemon.acker"),
                          ("2.x", b"org.apache.storm.daemon.Acker")):
         acker = st.all_components(built(word_count(), compat))["__acker"]
         data = acker.bolt_object.serialized_java
-        assert java_serialized.is_placeholder(data) and data.endswith(name)
+        assert data.startswith(java_serialized.JAVA_SERIALIZATION_MAGIC) and name in data
+
+
+def test_uncaptured_metrics_consumer_gets_a_placeholder():
+    """A consumer registration never captured from a real Nimbus gets the placeholder."""
+    data = java_serialized.serialized_component(java_serialized.METRICS_CONSUMER, "1.x",
+                                                {"class": "Never.Captured"})
+    assert java_serialized.is_placeholder(data)
 
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
@@ -478,12 +486,15 @@ def test_placeholders_name_the_class_and_never_look_like_java_serialization():
 def test_registered_golden_bytes_replace_the_placeholder():
     """Bytes captured from a real Nimbus are used once registered; non-Java bytes are refused."""
     golden = b"\xac\xed\x00\x05sr\x00\x1aorg.apache.storm.metric.SystemBolt"
+    details = {"class": "Test.Consumer"}
     try:
-        java_serialized.register_golden("1.x", java_serialized.SYSTEM, golden)
-        assert java_serialized.serialized_component(java_serialized.SYSTEM, "1.x") == golden
-        assert java_serialized.is_placeholder(
-            java_serialized.serialized_component(java_serialized.SYSTEM, "2.x"))
+        java_serialized.register_golden("1.x", java_serialized.METRICS_CONSUMER, golden, details)
+        assert java_serialized.serialized_component(
+            java_serialized.METRICS_CONSUMER, "1.x", details) == golden
+        assert java_serialized.is_placeholder(java_serialized.serialized_component(
+            java_serialized.METRICS_CONSUMER, "2.x", details))
     finally:
         java_serialized._GOLDEN.clear()
+        java_serialized.load_captured_goldens()
     with pytest.raises(ValueError):
         java_serialized.register_golden("1.x", java_serialized.SYSTEM, b"not java")

@@ -15,12 +15,16 @@ A placeholder is ``b"pynimbus:java-serialized-placeholder:" + class name``, foll
 metrics consumer by ``b";"`` and the JSON of its registration.  It never starts with the Java
 serialization magic ``AC ED``, so nobody can mistake it for a real stream.
 
-For byte-compatible ``getTopology`` output, an oracle run can capture the real bytes from a Java
-Nimbus and register them with :func:`register_golden`; :func:`serialized_component` returns a
-registered golden in preference to the placeholder.
+For byte-compatible ``getTopology`` output the real bytes captured from the Java Nimbus of each
+generation (:mod:`pynimbus.clojure_port.java_serialized_goldens`) are registered at import with
+:func:`register_golden`; :func:`serialized_component` returns a registered golden in preference
+to the placeholder (a metrics consumer whose registration was never captured gets one).
 """
 
+import base64
 import json
+
+from pynimbus.clojure_port import java_serialized_goldens
 
 PLACEHOLDER_PREFIX = b"pynimbus:java-serialized-placeholder:"
 JAVA_SERIALIZATION_MAGIC = b"\xac\xed"
@@ -42,8 +46,8 @@ COMPONENT_CLASSES = {
     ("2.x", METRICS_CONSUMER): "org.apache.storm.metric.MetricsConsumerBolt",
 }
 
-# (compat, kind, details JSON or None) -> bytes captured from a real Nimbus.  Empty until an
-# oracle run fills it (see register_golden).
+# (compat, kind, details JSON or None) -> bytes captured from a real Nimbus (see
+# register_golden and load_captured_goldens).
 _GOLDEN = {}
 
 
@@ -81,3 +85,12 @@ def serialized_component(kind, compat="1.x", details=None):
 def is_placeholder(data):
     """True for bytes made by :func:`placeholder`."""
     return data is not None and bytes(data).startswith(PLACEHOLDER_PREFIX)
+
+
+def load_captured_goldens():
+    """Register the bytes of :mod:`java_serialized_goldens` (done at import)."""
+    for compat, kind, details, text in java_serialized_goldens.GOLDEN_BYTES:
+        register_golden(compat, kind, base64.b64decode(text), details)
+
+
+load_captured_goldens()
