@@ -17,6 +17,7 @@ import os
 import yaml
 
 from .storm_defaults import STORM_DEFAULTS
+from .storm_defaults_2x import STORM_DEFAULTS_2X
 
 PYNIMBUS_DEFAULTS = {
     "storm.zookeeper.servers": [],
@@ -33,10 +34,13 @@ class ConfigError(ValueError):
     """A configuration file or option that cannot be read; the message says which and why."""
 
 
-def default_config():
-    """Return a fresh dict of every default pynimbus knows: Storm's, then ours."""
-    conf = dict(STORM_DEFAULTS)
+def default_config(compat="1.x"):
+    """Return a fresh dict of every default pynimbus knows: Storm's (1.2.4's, or 2.8.8's for
+    ``compat`` "2.x"), then ours."""
+    conf = dict(STORM_DEFAULTS_2X if compat == "2.x" else STORM_DEFAULTS)
     conf.update(PYNIMBUS_DEFAULTS)
+    if compat == "2.x":
+        conf["pynimbus.storm.compat"] = compat
     return conf
 
 
@@ -93,13 +97,19 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     :param options: ``key=value`` strings as given to ``-c``.
     :raises ConfigError: for an unreadable file or a malformed option.
     """
-    conf = default_config() if base is None else dict(base)
+    user = {}
     path = storm_yaml_path(config_file, environ)
     if path is not None:
-        conf.update(read_yaml_file(path))
+        user.update(read_yaml_file(path))
     for option in options:
         key, value = parse_command_line_opt(option)
-        conf[key] = value
+        user[key] = value
+    if base is None:  # the generation chosen decides which Storm defaults apply
+        conf = default_config(user.get("pynimbus.storm.compat",
+                                       PYNIMBUS_DEFAULTS["pynimbus.storm.compat"]))
+    else:
+        conf = dict(base)
+    conf.update(user)
     return conf
 
 
