@@ -149,7 +149,7 @@ STATE_TRANSITIONS = {
 }
 
 
-def transition(storm_id, base, event, args=(), default_delay=None):
+def transition(storm_id, base, event, args=(), default_delay=None, compat="1.x"):
     """The Outcome of ``event`` (with ``args``) on a topology whose StormBase is ``base``.
 
     :raises NoTransition: when the status has no entry for ``event``.
@@ -161,5 +161,20 @@ def transition(storm_id, base, event, args=(), default_delay=None):
     if entry is None:
         return Outcome(updates=None, effects=())
     if callable(entry):
-        return entry(base, tuple(args), default_delay)
-    return Outcome(updates={"status": entry}, effects=())
+        outcome = entry(base, tuple(args), default_delay)
+    else:
+        outcome = Outcome(updates={"status": entry}, effects=())
+    if compat == "2.x" and outcome.updates:
+        outcome = Outcome(updates=updates_2x(outcome.updates), effects=outcome.effects)
+    return outcome
+
+
+def updates_2x(updates):
+    """2.8.8 ``StormClusterStateImpl.updateStorm`` as its transitions use it: the new StormBase
+    keeps the old ``topology_action_options`` unless it sets some, but never the old
+    ``prev_status`` (only a rebalance sets one)."""
+    out = dict(updates)
+    out.setdefault("prev_status", None)
+    if out.get("topology_action_options", None) is None:
+        out.pop("topology_action_options", None)
+    return out

@@ -75,7 +75,8 @@ class TopologyTransitions:
             conf = yield self.run_blocking(read_storm_conf, self.nimbus.blob_store, storm_id)
             default_delay = conf.get("topology.message.timeout.secs")
         try:
-            outcome = status.transition(storm_id, base, event, args, default_delay)
+            outcome = status.transition(storm_id, base, event, args, default_delay,
+                                        self.nimbus.conf.get("pynimbus.storm.compat", "1.x"))
         except status.NoTransition as e:
             if error_on_no_transition:
                 raise as_application_error(e)
@@ -115,6 +116,8 @@ class TopologyTransitions:
         log.info("Killing topology: %s", storm_id)
         state = self.nimbus.state
         state.remove_storm(storm_id)
+        if self.nimbus.conf.get("pynimbus.storm.compat") == "2.x":
+            return  # 2.8.8's REMOVE_TRANSITION leaves the blobs' state to the delayed cleanup
         for key in topology_keys(storm_id):
             state.remove_blobstore_key(key)
             state.remove_key_version(key)
