@@ -13,8 +13,10 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.keys import get_id_from_blob_key
 from pynimbus.clojure_port import assignments as port_assignments
+from pynimbus.clojure_port import cleanup as port_cleanup
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import tasks as port_tasks
+from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
 from pynimbus.generated.storm.ttypes import KeyNotFoundException, NotAliveException
 from pynimbus.topology_store import (
@@ -45,6 +47,31 @@ class TopologyDetailsCache:
         self._entries.pop(storm_id, None)
 
 
+class ResourceBook:
+    """Nimbus's in-memory resource bookkeeping (nimbus-data's ``:id->resources`` and
+    ``:node-id->resources``, 1.2.4): written by each mk-assignments round, read by the
+    summaries.  Both maps are replaced, never mutated, so readers in other threads see a
+    consistent map.
+    """
+
+    def __init__(self):
+        # storm id -> [req on-heap, req off-heap, req cpu, assigned on-heap, off-heap, cpu]
+        self.id_to_resources = {}
+        # supervisor id -> [total mem, total cpu, used mem, used cpu]
+        self.node_id_to_resources = {}
+
+    def after_round(self, topology_resources, supervisor_resources):
+        """``swap! ... merge`` of the topologies' figures, ``reset!`` of the supervisors'."""
+        merged = dict(self.id_to_resources)
+        merged.update(topology_resources)
+        self.id_to_resources = merged
+        self.node_id_to_resources = dict(supervisor_resources)
+
+    def remember(self, storm_id, resources):
+        """``swap! ... assoc``: figures computed on demand for a topology."""
+        self.id_to_resources = dict(self.id_to_resources, **{storm_id: list(resources)})
+
+
 class Monitor:
     """mk-assignments and do-cleanup for one nimbus.
 
@@ -58,6 +85,8 @@ class Monitor:
         self.compat = nimbus.conf.get("pynimbus.storm.compat", "1.x")
         self.details = TopologyDetailsCache(nimbus.blob_store, self.compat)
         self.heartbeat_cache = {}
+        self.resources = ResourceBook()
+        self.cleanup_detected = None  # 2.x: when each cleanup candidate was first seen
         self.lock = defer.DeferredLock()
         self._requested = None
         self.rounds = 0
@@ -138,6 +167,8 @@ class Monitor:
             topologies, existing, supervisors, self.heartbeat_cache, beats, now,
             self.nimbus.conf, self.compat, scratch_topology_id=scratch_topology_id,
             master_code_dir=self.nimbus.conf.get("storm.local.dir"))
+        if self.compat == "1.x":
+            self._book_resources(topologies, new_assignments)
         written = {}
         for storm_id, assignment in sorted(new_assignments.items()):
             if port_assignments.assignment_changed(existing.get(storm_id), assignment,
@@ -146,6 +177,23 @@ class Monitor:
                 state.set_assignment(storm_id, assignment)
                 written[storm_id] = assignment
         return written
+
+    def _book_resources(self, topologies, new_assignments):
+        """The resource bookkeeping of 1.2.4 ``mk-assignments`` after scheduling: the
+        supervisors' map is reset to the round's, and unless ``scheduler.display.resource``
+        each used slot is charged one worker's memory."""
+        topology_resources, supervisor_resources = {}, {}
+        if not self.nimbus.conf.get("scheduler.display.resource"):
+            slots = {}
+            for storm_id, assignment in new_assignments.items():
+                used = {(node_port.node, port)
+                        for node_port in (assignment.executor_node_port or {}).values()
+                        for port in node_port.port}
+                if used:
+                    slots[storm_id] = used
+            topology_resources, supervisor_resources = port_resources.update_assigned_memory(
+                slots, {storm_id: details.conf for storm_id, details in topologies.items()})
+        self.resources.after_round(topology_resources, supervisor_resources)
 
     @defer.inlineCallbacks
     def do_cleanup(self):
@@ -168,6 +216,12 @@ class Monitor:
         ids = set(state.heartbeat_storms()) | set(state.error_topologies())
         ids |= set(state.backpressure_topologies())
         ids |= {get_id_from_blob_key(key) for key in self.nimbus.blob_store.list_keys()} - {None}
+        if self.compat == "2.x":  # topoIdsToClean: only candidates seen for the delay
+            now_ms = int(self.nimbus.clock() * 1000)
+            if self.cleanup_detected is None:
+                self.cleanup_detected = port_cleanup.CleanupDetected(now_ms)
+            ids = port_cleanup.expired_topology_ids(ids, self.cleanup_detected,
+                                                    self.nimbus.conf, now_ms)
         return sorted(ids - set(state.active_storms()))
 
     def _cleanup(self, storm_id):

@@ -14,7 +14,7 @@ import time
 from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
-from pynimbus import STORM_VERSION
+from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.local import LocalFsBlobStore
 from pynimbus.cluster import LeaderLatch, make_cluster_state
@@ -115,7 +115,11 @@ class NimbusDaemon:
             int(self.conf["nimbus.thrift.port"]), self.factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0",
             backlog=LISTEN_BACKLOG)
-        self.blobs.nimbus_host_port = self.host_port  # known once the port is bound
+        # known once the port is bound; 2.8.8 writes NimbusInfo.toHostPortString, which has the
+        # TLS port too (host:port:tlsPort)
+        self.blobs.nimbus_host_port = self.host_port
+        if self.conf.get("pynimbus.storm.compat") == "2.x":
+            self.blobs.nimbus_host_port += ":%d" % int(self.conf.get("nimbus.thrift.tls.port") or 0)
         yield deferToThread(self._register)
         yield self.blobs.setup_blobstore()
         self._start_timers()
@@ -135,7 +139,8 @@ class NimbusDaemon:
         self.blobs = BlobsHandler(self.conf, self.blob_store, self.state, nimbus_host_port=None,
                                   clock=self.clock)
         return [QueriesHandler(self.conf, self.state, self, self.started_at,
-                               blob_store=self.blob_store, clock=self.clock),
+                               blob_store=self.blob_store, clock=self.clock,
+                               resources=self.monitor.resources),
                 SubmissionHandler(self.conf, self),
                 LifecycleHandler(self.conf, self, self.transitions),
                 AdminHandler(self.conf, self),
@@ -146,6 +151,10 @@ class NimbusDaemon:
         summary = NimbusSummary(host=self.host, port=self.port.getHost().port,
                                 uptime_secs=self.started_at, isLeader=False,
                                 version=STORM_VERSION)
+        if self.conf.get("pynimbus.storm.compat") == "2.x":
+            # 2.8.8 registers its own version and its TLS port (0: no TLS listener)
+            summary.version = STORM_VERSION_2X
+            summary.tlsPort = int(self.conf.get("nimbus.thrift.tls.port") or 0)
         self.state.add_nimbus_host(self.host_port, summary)
         self.latch = LeaderLatch(self.state.backend, self.host_port)
 

@@ -13,14 +13,18 @@ An unknown id answers ``NotAliveException(id)``, as Storm does.
 import json
 import time
 
+from thrift.Thrift import TException
 from twisted.internet.threads import deferToThread
 
+from pynimbus.blobstore.keys import master_stormcode_key
+from pynimbus.clojure_port import executors as port_executors
+from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port import system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.generated.storm.ttypes import (
     ClusterSummary, DebugOptions, ExecutorInfo, ExecutorSummary, InvalidTopologyException,
-    NotAliveException, NumErrorsChoice, SupervisorSummary, TopologyInfo, TopologyStatus,
-    TopologySummary)
+    NotAliveException, NumErrorsChoice, SupervisorAssignments, SupervisorSummary, TopologyInfo,
+    TopologyStatus, TopologySummary)
 from pynimbus.topology_store import read_storm_conf, read_storm_topology
 
 
@@ -33,6 +37,21 @@ def executor_tasks(executor):
     """Port of ``executor-id->tasks``: the task ids of executor ``(start, end)``."""
     start, end = executor
     return range(start, end + 1)
+
+
+def set_resources(summary, resources, compat):
+    """Fill the requested/assigned figures of a TopologySummary, TopologyInfo or
+    TopologyPageInfo from ``[req on-heap, req off-heap, req cpu, assigned on-heap, off-heap,
+    cpu]`` (as ``get-cluster-info`` does when ``get-resources-for-topology`` gives some)."""
+    if resources is None:
+        return summary
+    (summary.requested_memonheap, summary.requested_memoffheap, summary.requested_cpu,
+     summary.assigned_memonheap, summary.assigned_memoffheap,
+     summary.assigned_cpu) = [float(v) for v in resources]
+    if compat == "2.x" and hasattr(summary, "requested_generic_resources"):
+        summary.requested_generic_resources = {}
+        summary.assigned_generic_resources = {}
+    return summary
 
 
 def topology_summary(storm_id, base, assignment, now):
@@ -51,8 +70,13 @@ def topology_summary(storm_id, base, assignment, now):
     return summary
 
 
-def supervisor_summary(supervisor_id, info):
-    """Port of ``make-supervisor-summary`` (1.2.4)."""
+def supervisor_summary(supervisor_id, info, node_resources=None):
+    """Port of ``make-supervisor-summary`` (1.2.4).
+
+    ``node_resources`` is the supervisor's ``[total mem, total cpu, used mem, used cpu]`` from
+    the last scheduling round (1.x bookkeeping), None when it had nothing assigned (or in 2.x):
+    then the used figures stay unset.
+    """
     summary = SupervisorSummary(
         host=info.hostname,
         uptime_secs=info.uptime_secs or 0,
@@ -60,9 +84,11 @@ def supervisor_summary(supervisor_id, info):
         num_used_workers=len(info.used_ports or ()),
         supervisor_id=supervisor_id,
         total_resources={k: float(v) for k, v in (info.resources_map or {}).items()},
-        # 1.x Nimbus sets these from its resource bookkeeping; the 2.x fields are read by the
-        # 2.x UI.  Nothing is scheduled by resources yet, so nothing is used.
-        used_mem=0.0, used_cpu=0.0, fragmented_mem=0.0, fragmented_cpu=0.0, blacklisted=False)
+        # read by the 2.x UI; nothing is scheduled by resources, so nothing is fragmented
+        fragmented_mem=0.0, fragmented_cpu=0.0, blacklisted=False)
+    if node_resources is not None:
+        summary.used_mem = node_resources[2] or 0.0
+        summary.used_cpu = node_resources[3] or 0.0
     if info.version:
         summary.version = info.version
     return summary
@@ -79,8 +105,10 @@ class QueriesHandler:
     """
 
     def __init__(self, conf, cluster_state, leadership, started_at, blob_store=None,
-                 run_blocking=deferToThread, clock=time.time):
+                 run_blocking=deferToThread, clock=time.time, resources=None):
         self.conf = conf
+        # the monitor's ResourceBook (1.x bookkeeping); None: figures computed on demand only
+        self.resources = resources
         self.state = cluster_state
         self.blob_store = blob_store
         self.leadership = leadership
@@ -105,8 +133,61 @@ class QueriesHandler:
         return bases
 
     def _topology_summaries(self, now):
-        return [topology_summary(storm_id, base, self.state.assignment_info(storm_id), now)
+        return [self._full_summary(storm_id, base, self.state.assignment_info(storm_id), now)
                 for storm_id, base in sorted(self._bases().items())]
+
+    def _full_summary(self, storm_id, base, assignment, now):
+        summary = topology_summary(storm_id, base, assignment, now)
+        set_resources(summary, self._resources_for_topology(storm_id, base, assignment),
+                      self.compat)
+        summary.replication_count = self._replication_count(storm_id)
+        if self.compat == "2.x" and self.blob_store is not None:
+            try:  # 2.8.8 getClusterInfo / getTopologySummary*: the topology's storm_version
+                version = read_storm_topology(self.blob_store, storm_id).storm_version
+            except TException:
+                version = None
+            if version:
+                summary.storm_version = version
+        return summary
+
+    def _replication_count(self, storm_id):
+        """Port of ``get-blob-replication-count`` of the topology's code blob."""
+        if self.blob_store is None:
+            return None
+        try:
+            return self.blob_store.get_blob_replication(master_stormcode_key(storm_id))
+        except TException:
+            return None
+
+    def _resources_for_topology(self, storm_id, base, assignment):
+        """Port of ``get-resources-for-topology`` (1.2.4) / ``getResourcesForTopology``
+        (2.8.8): the six figures, or None when the topology's code cannot be read."""
+        if self.compat == "1.x" and self.resources is not None:
+            known = self.resources.id_to_resources.get(storm_id)
+            if known is not None:
+                return known
+        if self.blob_store is None:
+            return None
+        try:
+            storm_conf = self._stored_conf(storm_id)
+            user_topology = read_storm_topology(self.blob_store, storm_id)
+        except TException:
+            return None
+        task_info = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+        executor_to_component = port_executors.executor_to_component(
+            port_executors.compute_executors(task_info, base.component_executors))
+        if self.compat == "2.x":
+            assigned = {tuple(e) for e in (assignment.executor_node_port or {})} \
+                if assignment is not None else set()
+            return port_resources.topology_resources_2x(
+                system_topology.system_topology(storm_conf, user_topology, self.compat),
+                storm_conf, executor_to_component, assigned)
+        computed = port_resources.topology_resources_1x(
+            user_topology, storm_conf, executor_to_component,
+            assignment.worker_resources if assignment is not None else None)
+        if self.resources is not None:
+            self.resources.remember(storm_id, computed)
+        return computed
 
     def _nimbus_summaries(self, now):
         leader = self.leadership.leader()
@@ -124,7 +205,10 @@ class QueriesHandler:
         for supervisor_id in self.state.supervisors():
             info = self.state.supervisor_info(supervisor_id)
             if info is not None:
-                supervisors.append(supervisor_summary(supervisor_id, info))
+                node_resources = None
+                if self.compat == "1.x" and self.resources is not None:
+                    node_resources = self.resources.node_id_to_resources.get(supervisor_id)
+                supervisors.append(supervisor_summary(supervisor_id, info, node_resources))
         summary = ClusterSummary(supervisors=supervisors,
                                  topologies=self._topology_summaries(now),
                                  nimbuses=self._nimbus_summaries(now))
@@ -161,7 +245,8 @@ class QueriesHandler:
 
     def _summary_by_id(self, storm_id):
         base = self._require_storm_base(storm_id)
-        return topology_summary(storm_id, base, self.state.assignment_info(storm_id), self.clock())
+        return self._full_summary(storm_id, base, self.state.assignment_info(storm_id),
+                                  self.clock())
 
     def _summary_by_name(self, name):
         return self._summary_by_id(self._storm_id_or_not_alive(name))
@@ -185,9 +270,10 @@ class QueriesHandler:
         base = self._require_storm_base(storm_id)
         storm_conf = self._stored_conf(storm_id)
         user_topology = read_storm_topology(self.blob_store, storm_id)
-        components = system_topology.all_components(
-            system_topology.system_topology(storm_conf, user_topology, self.compat))
         task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+        # errors are listed for the components that have tasks (get-common-topo-info's
+        # all-components: the values of task->component), so not for __system
+        components = sorted(set(task_to_component.values()))
         assignment = self.state.assignment_info(storm_id)
         executor_node_port = assignment.executor_node_port if assignment else {}
         beats = self.state.executor_beats(storm_id, executor_node_port) if assignment else {}
@@ -216,7 +302,25 @@ class QueriesHandler:
             for c, d in (base.component_debug or {}).items()}
         if self.compat == "2.x" and user_topology.storm_version:
             info.storm_version = user_topology.storm_version
+        if self.compat == "1.x":
+            set_resources(info, self._resources_for_topology(storm_id, base, assignment),
+                          self.compat)
+        info.replication_count = self._replication_count(storm_id)
         return info
+
+    def _supervisor_assignments(self, node):
+        """Port of 2.8.8 ``getSupervisorAssignments`` and ``assignmentsForNodeId``: every
+        Assignment whose ``node_host`` names ``node``; nothing (a missing result) when this
+        nimbus is not the leader."""
+        is_leader = getattr(self.leadership, "is_leader", None)
+        if is_leader is not None and not is_leader():
+            return None
+        ret = {}
+        for storm_id in self.state.assignments():
+            assignment = self.state.assignment_info(storm_id)
+            if assignment is not None and node in (assignment.node_host or {}):
+                ret[storm_id] = assignment
+        return SupervisorAssignments(storm_assignment=ret)
 
     def _errors(self, storm_id, component, choice):
         if choice == NumErrorsChoice.NONE:
@@ -264,6 +368,9 @@ class QueriesHandler:
 
     def getTopologyInfoWithOpts(self, storm_id, options):
         return self.run_blocking(self._topology_info, storm_id, options)
+
+    def getSupervisorAssignments(self, node):
+        return self.run_blocking(self._supervisor_assignments, node)
 
     def getTopologyInfoByName(self, name):
         return self.run_blocking(
