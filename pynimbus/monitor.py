@@ -68,8 +68,11 @@ class ResourceBook:
         self.node_id_to_resources = dict(supervisor_resources)
 
     def remember(self, storm_id, resources):
-        """``swap! ... assoc``: figures computed on demand for a topology."""
-        self.id_to_resources = dict(self.id_to_resources, **{storm_id: list(resources)})
+        """``swap! ... assoc``: figures computed on demand for a topology.  Unlike Storm, a
+        round's figures written meanwhile are kept (the on-demand ones may be older)."""
+        current = self.id_to_resources
+        if storm_id not in current:
+            self.id_to_resources = dict(current, **{storm_id: list(resources)})
 
 
 class Monitor:
@@ -123,11 +126,23 @@ class Monitor:
         if not self.nimbus.is_leader():
             log.debug("not a leader, skipping assignments")
             return {}
-        yield self.lock.acquire()
+        # Storm reads the topologies under the submit lock and writes without it, so a round
+        # can write the assignment of a topology removed meanwhile.  pynimbus holds the submit
+        # lock for the whole round (a rebalance's round runs inside its transition, which holds
+        # it already).
+        submit_lock = self.nimbus.submit_lock if scratch_topology_id is None else None
+        if submit_lock is not None:
+            yield submit_lock.acquire()
         try:
-            written = yield self.run_blocking(self._mk_assignments_blocking, scratch_topology_id)
+            yield self.lock.acquire()
+            try:
+                written = yield self.run_blocking(self._mk_assignments_blocking,
+                                                  scratch_topology_id)
+            finally:
+                self.lock.release()
         finally:
-            self.lock.release()
+            if submit_lock is not None:
+                submit_lock.release()
         self.rounds += 1
         return written
 
