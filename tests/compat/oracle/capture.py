@@ -145,13 +145,14 @@ class Capturer:
     """
 
     def __init__(self, target, log=None, assign_timeout=45.0, settle_secs=2.0,
-                 unassigned_wait=5.0, removal_timeout=30.0):
+                 unassigned_wait=5.0, removal_timeout=30.0, cleanup_wait=3.0):
         self.target = target
         self.log = log or (lambda msg: None)
         self.assign_timeout = assign_timeout
         self.settle_secs = settle_secs
         self.unassigned_wait = unassigned_wait
         self.removal_timeout = removal_timeout
+        self.cleanup_wait = cleanup_wait
         self.state = None
         self._nimbus_conf = None
         self._current_supervisors = []
@@ -483,7 +484,7 @@ class Capturer:
         out = {"kill": self.try_call("killTopologyWithOpts", name=name,
                                      options=KillOptions(wait_secs=0))}
         out.update(self.wait_removed(storm_id))
-        time.sleep(3.0)  # a few cleanup rounds (nimbus.monitor.freq.secs = 1)
+        time.sleep(self.cleanup_wait)  # a few cleanup rounds (nimbus.monitor.freq.secs = 1)
         keys = []
         try:
             keys = [k for k in self.list_blob_keys() if k.startswith(storm_id + "-")]

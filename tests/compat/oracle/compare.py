@@ -72,8 +72,9 @@ DELIBERATE_EVERYWHERE = ("/lifecycle/*/result/error/message",)
 
 def pynimbus_ignores(generation, ref_id, base=LOOSE_IGNORED):
     """The ignore patterns for comparing pynimbus (``generation``) with a golden of
-    ``ref_id``: ``base`` plus the deliberate differences."""
-    return (tuple(base) + DELIBERATE_EVERYWHERE
+    ``ref_id``: ``base`` plus the deliberate differences (:data:`DELIBERATE_EVERYWHERE`,
+    :data:`GENERATION_IGNORED`, :data:`DELIBERATE_DIFFERENCES`)."""
+    return (tuple(base) + DELIBERATE_EVERYWHERE + GENERATION_IGNORED.get(generation, ())
             + DELIBERATE_DIFFERENCES.get(generation, {}).get(ref_id, ()))
 
 
