@@ -7,12 +7,11 @@ real Nimbus (:mod:`compat.oracle.capture`).  Each capture is then compared with 
 Storm 1.2.4 (1.x) or 2.8.3 (2.x; 2.8.8 is not on the Maven mirror) under
 ``tests/compat/goldens/``, one test per reference and generation.
 
-What is not compared:
+Assignments are compared exactly in both generations (node ids and ports included: pynimbus
+reproduces 1.2.4's Java HashMap slot order).  What is not compared:
 
 * what never can be (:data:`compat.oracle.compare.LOOSE_IGNORED`: upload paths, gzip bytes);
 * the deliberate differences (:data:`compat.oracle.compare.DELIBERATE_DIFFERENCES`);
-* 1.x slot choice: Assignments compare by shape (how executors are grouped into workers and
-  workers spread over nodes), since 1.2.4 walks supervisors in Java HashMap order;
 * :data:`GOLDEN_VERSION_ARTEFACTS`: what differs only because the 2.x goldens are 2.8.3's;
 * :data:`KNOWN_GAPS`: differences not fixed yet, each listed with what is missing.
 
@@ -32,7 +31,8 @@ from compat.oracle.compare import (
 from compat.oracle.targets import pynimbus_target
 
 GOLDEN_VERSION = {"1.x": "1.2.4", "2.x": "2.8.3"}
-ASSIGNMENT_MODE = {"1.x": "shape", "2.x": "exact"}
+# Both exact: pynimbus reproduces 1.2.4's HashMap slot order (clojure_port.java_order) too.
+ASSIGNMENT_MODE = {"1.x": "exact", "2.x": "exact"}
 REF_IDS = ["_nimbus"] + [r.id for r in refs.REFERENCES]
 
 # The 2.x goldens come from Storm 2.8.3 (2.8.8 is not on the Maven mirror) while pynimbus
