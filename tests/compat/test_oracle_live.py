@@ -8,13 +8,11 @@ minutes per Storm version.
   golden (the harness is deterministic and the goldens are current);
 * ``test_pynimbus_matches_java``: pynimbus (``pynimbus dev`` on the same ZooKeeper, with
   ``pynimbus.storm.compat`` 1.x or 2.x) captured the same way equals the real Nimbus of that
-  generation.  pynimbus does not implement submission yet, so these are expected failures
-  (``xfail``, not strict) unless ``PYNIMBUS_ORACLE_STRICT=1``.
+  generation, ignoring only pynimbus's documented deliberate differences
+  (``compare.pynimbus_ignores``).
 
 One capture per target (all references, in order) is made on first use and shared by the tests.
-``PYNIMBUS_ORACLE_ASSIGNMENT=exact|shape`` picks how Assignments of pynimbus are compared
-(default: ``shape`` for 1.x, whose even scheduler walks supervisors in Java HashMap order,
-``exact`` for 2.x).
+Assignments are compared exactly in both generations (1.x reproduces Java's HashMap order).
 """
 
 import os
@@ -24,14 +22,12 @@ import pytest
 from compat import reference_topologies as refs
 from compat.oracle import maven
 from compat.oracle.capture import Capturer
-from compat.oracle.compare import (ALWAYS_IGNORED, GENERATION_IGNORED, LOOSE_IGNORED,
-                                   differences, format_differences, golden_versions,
-                                   load_goldens)
+from compat.oracle.compare import (ALWAYS_IGNORED, differences, format_differences,
+                                   golden_versions, load_goldens, pynimbus_ignores)
 from compat.oracle.java_nimbus import java_executable
 from compat.oracle.targets import java_target, pynimbus_target
 
 ENABLED = os.environ.get("PYNIMBUS_ORACLE") == "1"
-STRICT = os.environ.get("PYNIMBUS_ORACLE_STRICT") == "1"
 
 pytestmark = [
     pytest.mark.oracle,
@@ -93,25 +89,17 @@ def test_java_nimbus_matches_goldens(oracle_runs, version, ref_id):
         version, ref_id, format_differences(diffs))
 
 
-def assignment_mode(generation):
-    return os.environ.get("PYNIMBUS_ORACLE_ASSIGNMENT") or (
-        "shape" if generation == "1.x" else "exact")
-
 
 @pytest.mark.parametrize("ref_id", CAPTURE_IDS)
 @pytest.mark.parametrize("version", VERSIONS)
-def test_pynimbus_matches_java(oracle_runs, version, ref_id, request):
+def test_pynimbus_matches_java(oracle_runs, version, ref_id):
     generation = maven.generation(version)
-    if not STRICT:
-        request.node.add_marker(pytest.mark.xfail(
-            reason="pynimbus does not implement topology submission yet", strict=False))
     expected = oracle_runs.java(version)[ref_id]
     actual = oracle_runs.pynimbus(generation)[ref_id]
-    ignore = LOOSE_IGNORED + GENERATION_IGNORED[generation]
+    ignore = pynimbus_ignores(generation, ref_id)
     if ref_id == "_nimbus":
         # Nimbus-wide defaults: compared key by key too, but pynimbus adds its own keys.
         ignore += ("/nimbus_conf/pynimbus.*",)
-    diffs = differences(expected, actual, ignore=ignore,
-                        assignment=assignment_mode(generation))
+    diffs = differences(expected, actual, ignore=ignore, assignment="exact")
     assert not diffs, "pynimbus (%s) vs Storm %s, %s:\n%s" % (
         generation, version, ref_id, format_differences(diffs))
