@@ -117,6 +117,7 @@ class QueriesHandler:
         self.clock = clock
         # The conf never changes while nimbus runs; encode it once (it is ~10 KB of JSON).
         self._conf_json = json.dumps(conf, default=str)
+        self._storm_versions = {}
 
     @property
     def compat(self):
@@ -125,16 +126,13 @@ class QueriesHandler:
     # -- reading cluster state (in a thread) -------------------------------------------
 
     def _bases(self):
-        bases = {}
-        for storm_id in self.state.active_storms():
-            base = self.state.storm_base(storm_id)
-            if base is not None:
-                bases[storm_id] = base
-        return bases
+        return self.state.storm_bases(self.state.active_storms())
 
     def _topology_summaries(self, now):
-        return [self._full_summary(storm_id, base, self.state.assignment_info(storm_id), now)
-                for storm_id, base in sorted(self._bases().items())]
+        bases = self._bases()
+        assignments = self.state.assignment_infos(bases)
+        return [self._full_summary(storm_id, base, assignments.get(storm_id), now)
+                for storm_id, base in sorted(bases.items())]
 
     def _full_summary(self, storm_id, base, assignment, now):
         summary = topology_summary(storm_id, base, assignment, now)
@@ -142,13 +140,21 @@ class QueriesHandler:
                       self.compat)
         summary.replication_count = self._replication_count(storm_id)
         if self.compat == "2.x" and self.blob_store is not None:
-            try:  # 2.8.8 getClusterInfo / getTopologySummary*: the topology's storm_version
-                version = read_storm_topology(self.blob_store, storm_id).storm_version
-            except TException:
-                version = None
+            version = self._storm_version(storm_id)
             if version:
                 summary.storm_version = version
         return summary
+
+    def _storm_version(self, storm_id):
+        """2.8.8 summaries carry the topology's storm_version; stored code never changes, so
+        it is read once per topology."""
+        if storm_id not in self._storm_versions:
+            try:
+                version = read_storm_topology(self.blob_store, storm_id).storm_version
+            except TException:
+                return None
+            self._storm_versions[storm_id] = version
+        return self._storm_versions[storm_id]
 
     def _replication_count(self, storm_id):
         """Port of ``get-blob-replication-count`` of the topology's code blob."""
@@ -202,8 +208,7 @@ class QueriesHandler:
     def _cluster_info(self):
         now = self.clock()
         supervisors = []
-        for supervisor_id in self.state.supervisors():
-            info = self.state.supervisor_info(supervisor_id)
+        for supervisor_id, info in self.state.supervisor_infos(self.state.supervisors()).items():
             if info is not None:
                 node_resources = None
                 if self.compat == "1.x" and self.resources is not None:
