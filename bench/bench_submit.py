@@ -142,7 +142,7 @@ def main(argv=None):
             results[label] = bench_target(label, make, args.runs)
             r = results[label]
             print("%-14s submit end to end: median %7.1f ms  p90 %7.1f ms;  getClusterInfo with "
-                  "100 topologies, 50 supervisors: %7.0f calls/s"
+                  "100 topologies, 50 supervisors: %7.1f calls/s"
                   % (label, r["median"] * 1e3, r["p90"] * 1e3, r["cluster_info_per_sec"]),
                   flush=True)
     finally:
