@@ -118,6 +118,7 @@ class QueriesHandler:
         # The conf never changes while nimbus runs; encode it once (it is ~10 KB of JSON).
         self._conf_json = json.dumps(conf, default=str)
         self._storm_versions = {}
+        self._inputs = {}
 
     @property
     def compat(self):
@@ -130,6 +131,8 @@ class QueriesHandler:
 
     def _topology_summaries(self, now):
         bases = self._bases()
+        for gone in set(self._inputs) - set(bases):
+            del self._inputs[gone]
         assignments = self.state.assignment_infos(bases)
         return [self._full_summary(storm_id, base, assignments.get(storm_id), now)
                 for storm_id, base in sorted(bases.items())]
@@ -144,6 +147,20 @@ class QueriesHandler:
             if version:
                 summary.storm_version = version
         return summary
+
+    def _stored_inputs(self, storm_id):
+        """(stored conf, user topology, system topology, task info) of a topology, computed
+        once: a topology's stored code and conf never change (rebalance changes only the
+        StormBase).  Killed topologies leave the cache when they leave /storms."""
+        inputs = self._inputs.get(storm_id)
+        if inputs is None:
+            storm_conf = self._stored_conf(storm_id)
+            user_topology = read_storm_topology(self.blob_store, storm_id)
+            inputs = (storm_conf, user_topology,
+                      system_topology.system_topology(storm_conf, user_topology, self.compat),
+                      tasks.storm_task_info(user_topology, storm_conf, self.compat))
+            self._inputs[storm_id] = inputs
+        return inputs
 
     def _storm_version(self, storm_id):
         """2.8.8 summaries carry the topology's storm_version; stored code never changes, so
@@ -175,19 +192,16 @@ class QueriesHandler:
         if self.blob_store is None:
             return None
         try:
-            storm_conf = self._stored_conf(storm_id)
-            user_topology = read_storm_topology(self.blob_store, storm_id)
+            storm_conf, user_topology, system, task_info = self._stored_inputs(storm_id)
         except TException:
             return None
-        task_info = tasks.storm_task_info(user_topology, storm_conf, self.compat)
         executor_to_component = port_executors.executor_to_component(
             port_executors.compute_executors(task_info, base.component_executors))
         if self.compat == "2.x":
             assigned = {tuple(e) for e in (assignment.executor_node_port or {})} \
                 if assignment is not None else set()
             return port_resources.topology_resources_2x(
-                system_topology.system_topology(storm_conf, user_topology, self.compat),
-                storm_conf, executor_to_component, assigned)
+                system, storm_conf, executor_to_component, assigned)
         computed = port_resources.topology_resources_1x(
             user_topology, storm_conf, executor_to_component,
             assignment.worker_resources if assignment is not None else None)
