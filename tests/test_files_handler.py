@@ -5,7 +5,6 @@ import os
 import pytest
 from thrift.Thrift import TApplicationException
 from twisted.internet import defer
-from twisted.python.failure import Failure
 
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.local import LocalFsBlobStore
@@ -13,25 +12,13 @@ from pynimbus.generated.storm.ttypes import AuthorizationException
 from pynimbus.handlers import NimbusHandler
 from pynimbus.handlers.files import FilesHandler
 
+from sync_deferreds import result_of, run_now
+
 CHUNK = 307200
-
-
-def run_now(function, *args):
-    return function(*args)
 
 
 def run_deferred(function, *args):
     return defer.maybeDeferred(function, *args)
-
-
-def result_of(d):
-    """The result of an already-fired Deferred; raises its failure's exception."""
-    box = []
-    d.addBoth(box.append)
-    assert box, "Deferred has not fired"
-    if isinstance(box[0], Failure):
-        box[0].raiseException()
-    return box[0]
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import os
 import pytest
 from thrift.Thrift import TApplicationException
 from twisted.internet import defer
-from twisted.python.failure import Failure
 
 from pynimbus.blobstore.local import LocalFsBlobStore
 from pynimbus.generated.storm.ttypes import (
@@ -16,6 +15,7 @@ from pynimbus.handlers import NimbusHandler
 from pynimbus.handlers.blobs import BlobsHandler
 
 from fake_clock import FakeClock
+from sync_deferreds import result_of, run_now
 
 CHUNK = 307200
 ME = "nimbus.example.com:6627"
@@ -51,20 +51,6 @@ class FakeBlobState:
 
     def set_max_sequence_number(self, key, n):
         self.max_seq[key] = n
-
-
-def run_now(function, *args):
-    return function(*args)
-
-
-def result_of(d):
-    """The result of an already-fired Deferred; raises its failure's exception."""
-    box = []
-    d.addBoth(box.append)
-    assert box, "Deferred has not fired"
-    if isinstance(box[0], Failure):
-        box[0].raiseException()
-    return box[0]
 
 
 @pytest.fixture

@@ -271,16 +271,17 @@ def _add_acker(conf, ret, compat):
 def has_eventloggers(conf, compat="1.x"):
     """Port of common.clj ``has-eventloggers?``; 2.8.8 ``StormCommon.hasEventLoggers``:
     ``topology.eventlogger.executors`` is null or > 0."""
-    count = conf.get(TOPOLOGY_EVENTLOGGER_EXECUTORS)
-    if count is None:
-        return True
-    return (require_int(count) if compat == "2.x" else count) > 0
+    return _null_or_positive(conf, TOPOLOGY_EVENTLOGGER_EXECUTORS, compat)
 
 
 def has_ackers(conf, compat="1.x"):
     """Port of common.clj ``has-ackers?``; 2.8.8 ``StormCommon.hasAckers``:
     ``topology.acker.executors`` is null or > 0."""
-    count = conf.get(TOPOLOGY_ACKER_EXECUTORS)
+    return _null_or_positive(conf, TOPOLOGY_ACKER_EXECUTORS, compat)
+
+
+def _null_or_positive(conf, key, compat):
+    count = conf.get(key)
     if count is None:
         return True
     return (require_int(count) if compat == "2.x" else count) > 0
