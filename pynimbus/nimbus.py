@@ -77,9 +77,23 @@ class NimbusDaemon:
     def host_port(self):
         return "%s:%d" % (self.host, self.port.getHost().port)
 
+    @property
+    def participant_id(self):
+        """This nimbus's id in the leader latch: ``NimbusInfo.toHostPortString`` of its
+        generation (1.2.4 ``host:port``, 2.8.8 ``host:port:tlsPort``)."""
+        if self.conf.get("pynimbus.storm.compat") == "2.x":
+            return "%s:%d" % (self.host_port, int(self.conf.get("nimbus.thrift.tls.port") or 0))
+        return self.host_port
+
     def leader(self):
-        """``host:port`` of the current leader nimbus, or None (used by the handlers)."""
-        return self.latch.leader() if self.latch is not None else None
+        """``host:port`` of the current leader nimbus, or None (used by the handlers).
+
+        Either generation's latch id is read (``NimbusInfo.parse`` takes both forms), so a
+        mixed 1.x/2.x latch still names its leader."""
+        participant = self.latch.leader() if self.latch is not None else None
+        if participant is None:
+            return None
+        return ":".join(participant.split(":")[:2])
 
     def is_leader(self):
         return self.latch is not None and self.latch.is_leader()
@@ -117,9 +131,7 @@ class NimbusDaemon:
             backlog=LISTEN_BACKLOG)
         # known once the port is bound; 2.8.8 writes NimbusInfo.toHostPortString, which has the
         # TLS port too (host:port:tlsPort)
-        self.blobs.nimbus_host_port = self.host_port
-        if self.conf.get("pynimbus.storm.compat") == "2.x":
-            self.blobs.nimbus_host_port += ":%d" % int(self.conf.get("nimbus.thrift.tls.port") or 0)
+        self.blobs.nimbus_host_port = self.participant_id
         yield deferToThread(self._register)
         yield self.blobs.setup_blobstore()
         self._start_timers()
@@ -151,12 +163,15 @@ class NimbusDaemon:
         summary = NimbusSummary(host=self.host, port=self.port.getHost().port,
                                 uptime_secs=self.started_at, isLeader=False,
                                 version=STORM_VERSION)
-        if self.conf.get("pynimbus.storm.compat") == "2.x":
+        two_x = self.conf.get("pynimbus.storm.compat") == "2.x"
+        if two_x:
             # 2.8.8 registers its own version and its TLS port (0: no TLS listener)
             summary.version = STORM_VERSION_2X
             summary.tlsPort = int(self.conf.get("nimbus.thrift.tls.port") or 0)
-        self.state.add_nimbus_host(self.host_port, summary)
-        self.latch = LeaderLatch(self.state.backend, self.host_port)
+        # 1.2.4 names the /nimbuses child host:port; 2.8.8 names it by the host alone
+        nimbus_id = self.host if two_x else self.host_port
+        self.state.add_nimbus_host(nimbus_id, summary)
+        self.latch = LeaderLatch(self.state.backend, self.participant_id)
 
     @defer.inlineCallbacks
     def monitor_tick(self):

@@ -159,3 +159,34 @@ def test_ctrl_c_and_sigterm_stop_nimbus_cleanly(tmp_path, signal_name):
         assert state.backend.get_children("/leader-lock") == []
     finally:
         state.close()
+
+
+@pytest.mark.parametrize("compat", ["1.x", "2.x"])
+def test_registration_names_follow_the_generation(tmp_path, request, compat):
+    """1.2.4 registers /nimbuses/<host>:<port> and queues as host:port; 2.8.8 registers
+    /nimbuses/<host> and queues as NimbusInfo.toHostPortString, host:port:tlsPort."""
+    from pynimbus.cluster import make_cluster_state
+    from pynimbus.config import read_storm_config
+    options = _cluster_options("embedded", tmp_path, request) + [
+        "pynimbus.storm.compat=%s" % compat]
+    local = tmp_path / "nimbus"
+    local.mkdir()
+    proc = NimbusProcess(local, options=options)
+    proc.start(timeout=30)
+    state = make_cluster_state(read_storm_config(options=options, environ={}))
+    try:
+        leader = _call(proc, "getLeader")
+        host_port = "%s:%d" % (leader.host, proc.port)
+        expected_child, expected_participant = {
+            "1.x": (host_port, host_port),
+            "2.x": (leader.host, host_port + ":0"),
+        }[compat]
+        assert state.backend.get_children("/nimbuses") == [expected_child]
+        latch_nodes = state.backend.get_children("/leader-lock")
+        assert [state.backend.get("/leader-lock/" + n).decode() for n in latch_nodes] == [
+            expected_participant]
+        assert leader.port == proc.port and leader.isLeader
+        assert [n.isLeader for n in _call(proc, "getClusterInfo").nimbuses] == [True]
+    finally:
+        state.close()
+        proc.kill()
