@@ -86,6 +86,16 @@ def yaml_lines(conf):
     return "".join("%s: %s\n" % (key, json.dumps(value)) for key, value in sorted(conf.items()))
 
 
+def write_hosts_file(path):
+    """Write the ``-Djdk.net.hosts.file`` of the 1.2.4 workaround (module docstring) at ``path``."""
+    names = ["localhost", "localhost/<unresolved>"]
+    hostname = socket.gethostname()
+    if hostname and hostname not in names:
+        names.append(hostname)
+    with open(path, "w") as f:
+        f.write("127.0.0.1 %s\n" % " ".join(names))
+
+
 class JavaNimbus:
     """One real Nimbus process.
 
@@ -154,12 +164,7 @@ class JavaNimbus:
             f.write(yaml_lines(self.storm_conf()))
         with open(os.path.join(self.workdir, "log4j2.xml"), "w") as f:
             f.write(LOG4J2_XML % {"log": self.log_path})
-        names = ["localhost", "localhost/<unresolved>"]
-        hostname = socket.gethostname()
-        if hostname and hostname not in names:
-            names.append(hostname)
-        with open(os.path.join(self.workdir, "hosts"), "w") as f:
-            f.write("127.0.0.1 %s\n" % " ".join(names))
+        write_hosts_file(os.path.join(self.workdir, "hosts"))
 
     def build_command(self, classpath):
         cmd = [self.java] + JVM_FLAGS + [
