@@ -148,3 +148,83 @@ def test_simple_version_reads_major_and_minor():
     assert liveness.simple_version("2.8.8") == (2, 8)
     assert liveness.simple_version("1_2-SNAPSHOT") == (1, 2)
     assert liveness.simple_version("Unknown") == (-1, -1)
+
+
+def test_rpc_heartbeat_executors_reads_id_executors_and_time():
+    """A SupervisorWorkerHeartbeat becomes (storm id, [(start, end)], time secs)."""
+    from pynimbus.generated.storm.ttypes import ExecutorInfo, SupervisorWorkerHeartbeat
+    beat = SupervisorWorkerHeartbeat("t-1-1", [ExecutorInfo(1, 1), ExecutorInfo(2, 4)], 77)
+    assert liveness.rpc_heartbeat_executors(beat) == ("t-1-1", [(1, 1), (2, 4)], 77)
+    beat.time_secs = None
+    assert liveness.rpc_heartbeat_executors(beat) == ("t-1-1", [(1, 1), (2, 4)], 0)
+
+
+def test_rpc_heartbeat_executors_refuses_malformed_beats():
+    """No storm id, no executor list or a half executor: the beat cannot be applied."""
+    from pynimbus.generated.storm.ttypes import ExecutorInfo, SupervisorWorkerHeartbeat
+    assert liveness.rpc_heartbeat_executors(
+        SupervisorWorkerHeartbeat(None, [ExecutorInfo(1, 1)], 5)) is None
+    assert liveness.rpc_heartbeat_executors(
+        SupervisorWorkerHeartbeat("", [ExecutorInfo(1, 1)], 5)) is None
+    assert liveness.rpc_heartbeat_executors(SupervisorWorkerHeartbeat("t", None, 5)) is None
+    assert liveness.rpc_heartbeat_executors(
+        SupervisorWorkerHeartbeat("t", [ExecutorInfo(1, None)], 5)) is None
+    assert liveness.rpc_heartbeat_executors(SupervisorWorkerHeartbeat("t", [], 5)) == (
+        "t", [], 5)
+
+
+def test_rpc_heartbeat_keeps_reported_time_of_known_executor_and_other_executors():
+    """An RPC beat never changes the reported time of a known executor, nor other entries."""
+    cache = {E1: HeartbeatEntry(100, 5, True, "zk-beat"), E2: HeartbeatEntry(90, 3, True, None)}
+    new = liveness.update_heartbeat_cache_from_rpc(cache, [E1], 9, 150, 30)
+    assert new[E1] == HeartbeatEntry(150, 5, False, None)
+    assert new[E2] == cache[E2]
+    assert cache[E1] == HeartbeatEntry(100, 5, True, "zk-beat")
+
+
+def test_rpc_beaten_executor_stays_alive_past_the_timeout_and_dies_when_beats_stop():
+    """2.x: beats every 20 s keep an executor alive at 10x the timeout; silence kills it."""
+    cache = {}
+    for now in range(1000, 1400, 20):
+        cache = liveness.update_heartbeat_cache_from_rpc(cache, [E1], 1, now, 30)
+        cache = liveness.timeout_old_heartbeats(cache, now + 10, 30)
+        assert liveness.alive_executors(cache, [E1], {E1: 0}, now + 10, 120, "2.x") == {E1}
+    cache = liveness.timeout_old_heartbeats(cache, 1380 + 30, 30)
+    assert liveness.alive_executors(cache, [E1], {E1: 0}, 1410, 120, "2.x") == set()
+
+
+def test_heartbeats_recovery_waits_for_every_assigned_node():
+    """Ready once every node holding an assignment reported; then ready for good."""
+    recovery = liveness.HeartbeatsRecovery.new()
+    ready, recovery = recovery.check({"a", "b"}, 1000, {})
+    assert not ready and recovery.start_secs == 1000
+    recovery = recovery.report_node_id("a")
+    ready, recovery = recovery.check({"a", "b"}, 1010, {})
+    assert not ready and recovery.missing({"a", "b"}) == ["b"]
+    recovery = recovery.report_node_id("b")
+    ready, recovery = recovery.check({"a", "b"}, 1020, {})
+    assert ready
+    assert recovery.check({"c"}, 1030, {})[0]
+    assert recovery.report_node_id("c") is recovery
+
+
+def test_heartbeats_recovery_is_ready_at_once_without_assignments():
+    """A leader with no assignment has nothing to wait for."""
+    assert liveness.HeartbeatsRecovery.new().check(set(), 1000, {})[0]
+
+
+def test_heartbeats_recovery_gives_up_after_the_max_timeout():
+    """Past supervisor.worker.heartbeats.max.timeout.secs from the first check, it is ready."""
+    conf = {"supervisor.worker.heartbeats.max.timeout.secs": 60}
+    _, recovery = liveness.HeartbeatsRecovery.new().check({"a"}, 1000, conf)
+    assert not recovery.check({"a"}, 1060, conf)[0]
+    assert recovery.check({"a"}, 1061, conf)[0]
+    assert not recovery.check({"a"}, 1600, {})[0]  # default 600 s
+    assert recovery.check({"a"}, 1601, {})[0]
+
+
+def test_heartbeats_recovery_ignores_empty_supervisor_ids():
+    """An empty supervisor id is not a node (as 2.8.8's isNullOrEmpty check)."""
+    recovery = liveness.HeartbeatsRecovery.new()
+    assert recovery.report_node_id("") is recovery
+    assert recovery.report_node_id(None) is recovery

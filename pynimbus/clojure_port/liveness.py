@@ -15,6 +15,10 @@ Data shapes (both generations):
 beats, ``timeoutOldHeartbeats``, ``getAliveExecutors``) and ``Nimbus``'s
 ``getTopologyHeartbeatTimeoutSecs`` / ``getTopologyLaunchHeartbeatTimeoutSec``.
 Worker clocks are never compared with Nimbus's: a beat only tells that something changed.
+
+2.x also: the worker heartbeats supervisors send over RPC (:func:`rpc_heartbeat_executors`,
+:func:`update_heartbeat_cache_from_rpc`) and the wait of a new leader for them
+(:class:`HeartbeatsRecovery`, port of ``TimeOutWorkerHeartbeatsRecoveryStrategy``).
 """
 
 import collections
@@ -110,6 +114,25 @@ def update_heartbeat_cache_from_rpc(cache, executors, beat_time_secs, now, timeo
     return new
 
 
+def rpc_heartbeat_executors(heartbeat):
+    """The ``(storm_id, executors, time_secs)`` of a ``SupervisorWorkerHeartbeat``, or None
+    when it cannot be applied (no storm id, no executor list, an executor without both task
+    ids).  2.8.8 fails on such a heartbeat half-way (a NullPointerException); pynimbus skips it
+    whole.  A missing ``time_secs`` reads as 0.
+    """
+    storm_id = getattr(heartbeat, "storm_id", None)
+    infos = getattr(heartbeat, "executors", None)
+    if not storm_id or not isinstance(storm_id, str) or infos is None:
+        return None
+    executors = []
+    for info in infos:
+        start, end = getattr(info, "task_start", None), getattr(info, "task_end", None)
+        if not isinstance(start, int) or not isinstance(end, int):
+            return None
+        executors.append((start, end))
+    return storm_id, executors, heartbeat.time_secs or 0
+
+
 def timeout_old_heartbeats(cache, now, timeout_secs):
     """Port of ``HeartbeatCache.timeoutOldHeartbeats`` (2.8.8): recompute ``is_timed_out``.
 
@@ -201,3 +224,52 @@ def simple_version(version):
     if m is None:
         return (-1, -1)
     return (int(m.group(1)), int(m.group(2)))
+
+
+SUPERVISOR_WORKER_HEARTBEATS_MAX_TIMEOUT_SECS = "supervisor.worker.heartbeats.max.timeout.secs"
+
+
+class HeartbeatsRecovery(collections.namedtuple("HeartbeatsRecovery",
+                                                "ready start_secs reported")):
+    """Whether a 2.x leader has its workers' heartbeats back (immutable; methods return new
+    values).
+
+    Port of ``TimeOutWorkerHeartbeatsRecoveryStrategy`` and of Nimbus's
+    ``heartbeatsReadyFlag`` / ``isHeartbeatsRecovered`` (2.8.8).  A Nimbus that starts (or
+    becomes leader) has an empty heartbeat cache, so every executor beating over RPC would look
+    dead; mk-assignments therefore waits until every node that holds an assignment has sent
+    its workers' heartbeats once (``sendSupervisorWorkerHeartbeats`` with its supervisor id),
+    or ``supervisor.worker.heartbeats.max.timeout.secs`` (600) have passed since the first
+    check.  Once ready it stays ready.
+
+    ``ready``: the flag; ``start_secs``: the first check's time, or None; ``reported``: the
+    frozenset of supervisor ids heard from.
+    """
+
+    @classmethod
+    def new(cls):
+        return cls(False, None, frozenset())
+
+    def report_node_id(self, node_id):
+        """Port of ``reportNodeId``: a supervisor sent its workers' heartbeats (ignored once
+        ready, and for an empty id, as Nimbus does)."""
+        if self.ready or not node_id:
+            return self
+        return self._replace(reported=self.reported | {node_id})
+
+    def check(self, node_ids, now, conf):
+        """Port of ``isHeartbeatsRecovered``: ``(ready, new recovery)``.
+
+        :param node_ids: the supervisor ids of every Assignment's ``node_host``.
+        :param now: Nimbus's clock, seconds.
+        """
+        if self.ready:
+            return True, self
+        start = now if self.start_secs is None else self.start_secs
+        max_timeout = _int_conf(conf.get(SUPERVISOR_WORKER_HEARTBEATS_MAX_TIMEOUT_SECS), 600)
+        ready = now - start > max_timeout or set(node_ids) <= self.reported
+        return ready, self._replace(ready=ready, start_secs=start)
+
+    def missing(self, node_ids):
+        """The nodes not heard from (for the log line when the wait times out)."""
+        return sorted(set(node_ids) - self.reported)
