@@ -1,0 +1,338 @@
+"""The real Storm 1.2.4 UI pointed at pynimbus: its pages load with pynimbus's content.
+
+One module-wide cluster: ``pynimbus dev`` in 1.x mode on the session's real ZooKeeper, two fake
+supervisors (``oracle/supervisors.py``: 127.0.0.2 and 127.0.0.3, 4 slots each), three topologies
+submitted through our Thrift client as the golden capture does (word count, active, 3 workers;
+a one-spout-one-bolt topology started inactive; the every-grouping topology, 2 workers), each
+waited for until its assignment is written, then Storm's own UI daemon
+(``org.apache.storm.ui.core`` from storm-core 1.2.4, see ``storm_ui.py``) on a free loopback
+port.  Every test reads a UI REST endpoint and compares it with what pynimbus answers over
+Thrift (``getClusterInfo``, ``getTopologyPageInfo``, ``getComponentPageInfo``,
+``getSupervisorPageInfo``, ``getTopologyInfo``): HTTP 200, no ``error`` in the JSON, and the
+topology names/ids/status/workers/executors/tasks, supervisor hosts/slots and the leader equal.
+
+Runs when Java is installed and Storm 1.2.4's jars are in ``.cache/maven`` or can be resolved
+with ``mvn`` (first run downloads them); skipped with the reason otherwise.  About 15 s.
+
+Pages deliberately not checked: ``/topology/<id>/metrics`` answers HTTP 500 without running
+workers with the real Nimbus 1.2.4 as well (the UI dereferences ``ExecutorSummary.stats``, which
+Nimbus only sets from executor heartbeats).
+"""
+
+import collections
+import contextlib
+import json
+import urllib.parse
+
+import pytest
+
+from compat import reference_topologies as refs
+from compat import storm_ui
+from compat.oracle.capture import Capturer
+from compat.oracle.supervisors import FakeSupervisors, SupervisorSpec
+from compat.oracle.targets import pynimbus_target
+from nimbus_process import LOOPBACK, RawClient
+
+SUPERVISORS = (
+    SupervisorSpec("sup-a", "127.0.0.2", [6700, 6701, 6702, 6703]),
+    SupervisorSpec("sup-b", "127.0.0.3", [6700, 6701, 6702, 6703]),
+)
+TOPOLOGIES = (
+    refs.reference("ui_wordcount", topology=refs.wordcount(), conf={"topology.workers": 3}),
+    refs.reference("ui_simple", options="inactive"),
+    refs.reference("ui_groupings", topology=refs.all_groupings(),
+                   conf={"topology.workers": 2}),
+)
+# (topology, component) pairs whose component page is checked: spouts and bolts, with inputs;
+# a system component's page is read with sys=true (without it, it shows no executor).
+COMPONENTS = [("ui_wordcount", "sentences"), ("ui_wordcount", "split"),
+              ("ui_wordcount", "count"), ("ui_simple", "spout"), ("ui_simple", "bolt"),
+              ("ui_groupings", "src"), ("ui_groupings", "g_multi"),
+              ("ui_wordcount", "__acker")]
+ALL_TIME = ":all-time"
+
+UICluster = collections.namedtuple("UICluster", "target ui storm_ids")
+
+
+@pytest.fixture(scope="module")
+def cluster(zookeeper_server):
+    """pynimbus (1.x) + fake supervisors + three topologies + the Storm 1.2.4 UI."""
+    reason = storm_ui.unavailable_reason()
+    if reason:
+        pytest.skip("Storm %s UI cannot run here: %s" % (storm_ui.UI_VERSION, reason))
+    with contextlib.ExitStack() as stack:
+        target = stack.enter_context(pynimbus_target("1.x", zookeeper_server))
+        stack.enter_context(FakeSupervisors(target.cluster_conf, SUPERVISORS,
+                                            storm_ui.UI_VERSION))
+        capturer = stack.enter_context(Capturer(target))
+        storm_ids = {}
+        for ref in TOPOLOGIES:
+            result, _location = capturer.submit(ref)
+            assert "error" not in result, "submitting %s: %r" % (ref.name, result)
+            storm_id = capturer.find_storm_id(ref.name)
+            assert storm_id is not None, "%s is not in /storms" % ref.name
+            waited = capturer.wait_assignment(storm_id)
+            assert waited.get("present"), "%s was never assigned: %r" % (ref.name, waited)
+            storm_ids[ref.name] = storm_id
+        ui = stack.enter_context(storm_ui.StormUI(target.host, target.port))
+        yield UICluster(target, ui, storm_ids)
+
+
+def call(cluster, method, **kwargs):
+    """One Thrift call to pynimbus on a fresh connection."""
+    with RawClient(cluster.target.host, cluster.target.port, timeout=30.0) as client:
+        return client.call(method, **kwargs)
+
+
+def page(cluster, path):
+    """The JSON of a UI endpoint, which must be HTTP 200 without an error."""
+    status, body = cluster.ui.get(path)
+    assert status == 200, "%s: HTTP %s\n%s\n-- UI log --\n%s" % (
+        path, status, body if isinstance(body, str) else json.dumps(body, indent=1)[:4000],
+        cluster.ui.log_tail())
+    assert isinstance(body, dict) and "error" not in body, "%s: %r" % (path, body)
+    return body
+
+
+def topology_path(cluster, name, suffix=""):
+    return "/api/v1/topology/%s%s" % (urllib.parse.quote(cluster.storm_ids[name]), suffix)
+
+
+def executor_id(info):
+    return "[%d-%d]" % (info.task_start, info.task_end)
+
+
+def assigned_executors(cluster, name, component=None):
+    """``{"[start-end]": (host, port)}`` of a topology's executors, from getTopologyInfo."""
+    info = call(cluster, "getTopologyInfo", id=cluster.storm_ids[name])
+    return {executor_id(e.executor_info): (e.host, e.port) for e in info.executors
+            if component is None or e.component_id == component}
+
+
+# Cluster-wide pages (the index page)
+
+
+def test_cluster_summary(cluster):
+    body = page(cluster, "/api/v1/cluster/summary")
+    summary = call(cluster, "getClusterInfo")
+    sups, tops = summary.supervisors, summary.topologies
+    assert body["stormVersion"] == storm_ui.UI_VERSION
+    assert body["supervisors"] == len(sups) == len(SUPERVISORS)
+    assert body["topologies"] == len(tops) == len(TOPOLOGIES)
+    assert body["slotsTotal"] == sum(s.num_workers for s in sups) == 8
+    assert body["slotsUsed"] == sum(s.num_used_workers for s in sups)
+    assert body["slotsFree"] == body["slotsTotal"] - body["slotsUsed"]
+    assert body["executorsTotal"] == sum(t.num_executors for t in tops)
+    assert body["tasksTotal"] == sum(t.num_tasks for t in tops)
+    assert body["totalMem"] == sum(s.total_resources["supervisor.memory.capacity.mb"]
+                                   for s in sups)
+    assert body["totalCpu"] == sum(s.total_resources["supervisor.cpu.capacity"] for s in sups)
+
+
+def test_nimbus_summary(cluster):
+    """The leader is pynimbus itself; no seed shows as "Offline" (seed == reported host)."""
+    body = page(cluster, "/api/v1/nimbus/summary")
+    leader = call(cluster, "getLeader")
+    nimbuses = call(cluster, "getClusterInfo").nimbuses
+    assert (leader.host, leader.port) == (LOOPBACK, cluster.target.port)
+    assert [(n["host"], n["port"], n["status"], n["version"]) for n in body["nimbuses"]] == [
+        (n.host, n.port, "Leader" if n.isLeader else "Not a Leader", n.version)
+        for n in nimbuses]
+    assert [(n["host"], n["port"], n["status"]) for n in body["nimbuses"]] == [
+        (LOOPBACK, cluster.target.port, "Leader")]
+
+
+def test_supervisor_summary(cluster):
+    body = page(cluster, "/api/v1/supervisor/summary")
+    expected = {s.supervisor_id: (s.host, s.num_workers, s.num_used_workers, s.version)
+                for s in call(cluster, "getClusterInfo").supervisors}
+    got = {s["id"]: (s["host"], s["slotsTotal"], s["slotsUsed"], s["version"])
+           for s in body["supervisors"]}
+    assert got == expected
+    assert {sid: (host, total) for sid, (host, total, _u, _v) in got.items()} == {
+        s.id: (s.host, len(s.ports)) for s in SUPERVISORS}
+
+
+def test_topology_summary(cluster):
+    body = page(cluster, "/api/v1/topology/summary")
+    expected = {t.id: (t.name, t.status, t.num_workers, t.num_executors, t.num_tasks)
+                for t in call(cluster, "getClusterInfo").topologies}
+    got = {t["id"]: (t["name"], t["status"], t["workersTotal"], t["executorsTotal"],
+                     t["tasksTotal"]) for t in body["topologies"]}
+    assert got == expected
+    by_name = {name: (status, workers, executors)
+               for name, status, workers, executors, _tasks in got.values()}
+    # word count: 2 + 3 + 4 executors and one acker per worker.
+    assert by_name["ui_wordcount"] == ("ACTIVE", 3, 12)
+    assert by_name["ui_simple"] == ("INACTIVE", 1, 3)
+    assert set(got) == set(cluster.storm_ids.values())
+
+
+# Topology page
+
+
+@pytest.mark.parametrize("name", [ref.name for ref in TOPOLOGIES])
+def test_topology_page(cluster, name):
+    storm_id = cluster.storm_ids[name]
+    body = page(cluster, topology_path(cluster, name))
+    info = call(cluster, "getTopologyPageInfo", id=storm_id, window=ALL_TIME,
+                is_include_sys=False)
+    assert (body["id"], body["name"], body["status"], body["owner"]) == (
+        storm_id, name, info.status, info.owner)
+    assert (body["workersTotal"], body["executorsTotal"], body["tasksTotal"]) == (
+        info.num_workers, info.num_executors, info.num_tasks)
+    assert body["window"] == ALL_TIME
+    conf = json.loads(info.topology_conf)
+    assert body["configuration"] == conf
+    assert body["configuration"]["topology.name"] == name
+    assert body["msgTimeout"] == conf["topology.message.timeout.secs"]
+
+    # Stats section: one row per window Nimbus has figures for, plus "All time".
+    windows = [row["window"] for row in body["topologyStats"]]
+    assert windows[-1] == ALL_TIME
+    assert set(windows) == set(info.topology_stats.window_to_emitted or {}) | {ALL_TIME}
+    spouts = {s["spoutId"]: (s["executors"], s["tasks"]) for s in body["spouts"]}
+    bolts = {b["boltId"]: (b["executors"], b["tasks"]) for b in body["bolts"]}
+    assert spouts == {cid: (a.common_stats.num_executors, a.common_stats.num_tasks)
+                      for cid, a in info.id_to_spout_agg_stats.items()}
+    assert bolts == {cid: (a.common_stats.num_executors, a.common_stats.num_tasks)
+                     for cid, a in info.id_to_bolt_agg_stats.items()}
+    topology = TOPOLOGIES[[r.name for r in TOPOLOGIES].index(name)].topology
+    assert set(spouts) == set(topology.spouts)
+    assert set(bolts) == set(topology.bolts)  # system components hidden without sys=true
+
+    # Workers section: every assigned slot, with what runs there.
+    workers = {(w["host"], w["port"]): (w["supervisorId"], w["topologyId"],
+                                        w["executorsTotal"], w["componentNumTasks"])
+               for w in body["workers"]}
+    assert workers == {(w.host, w.port): (w.supervisor_id, w.topology_id, w.num_executors,
+                                          w.component_to_num_tasks) for w in info.workers}
+    assert set(workers) == set(assigned_executors(cluster, name).values())
+    assert len(workers) == body["workersTotal"]
+    # Without sys=true the per-worker task counts leave out the ackers, as the spout and bolt
+    # tables do.
+    assert sum(n for _s, _t, _e, per in workers.values() for n in per.values()) == sum(
+        tasks for _e, tasks in list(spouts.values()) + list(bolts.values()))
+
+
+# Component pages
+
+
+@pytest.mark.parametrize("name,component", COMPONENTS)
+def test_component_page(cluster, name, component):
+    storm_id = cluster.storm_ids[name]
+    system = component.startswith("__")
+    body = page(cluster, topology_path(cluster, name, "/component/%s%s" % (
+        component, "?sys=true" if system else "")))
+    info = call(cluster, "getComponentPageInfo", topology_id=storm_id, component_id=component,
+                window=ALL_TIME, is_include_sys=system)
+    kind = {1: "bolt", 2: "spout"}[info.component_type]
+    topology = TOPOLOGIES[[r.name for r in TOPOLOGIES].index(name)].topology
+    if component in topology.spouts:
+        assert kind == "spout"
+    elif component in topology.bolts:
+        assert kind == "bolt"
+    assert (body["id"], body["componentType"], body["name"], body["topologyId"],
+            body["topologyStatus"]) == (component, kind, name, storm_id, info.topology_status)
+    assert (body["executors"], body["tasks"]) == (info.num_executors, info.num_tasks)
+    executors = {e["id"]: (e["host"], e["port"]) for e in body["executorStats"]}
+    assert executors == {
+        executor_id(s.exec_summary.executor_info): (s.exec_summary.host, s.exec_summary.port)
+        for s in info.exec_stats}
+    assert executors == assigned_executors(cluster, name, component)
+    assert len(executors) == body["executors"]
+    assert ("spoutSummary" if kind == "spout" else "boltStats") in body
+    assert body["componentErrors"] == []
+
+
+# Supervisor pages
+
+
+@pytest.mark.parametrize("query", ["id=sup-a", "host=127.0.0.3"])
+def test_supervisor_page(cluster, query):
+    body = page(cluster, "/api/v1/supervisor?" + query)
+    key, value = query.split("=")
+    info = call(cluster, "getSupervisorPageInfo", id=value if key == "id" else None,
+                host=value if key == "host" else None, is_include_sys=False)
+    assert [(s["id"], s["host"], s["slotsTotal"]) for s in body["supervisors"]] == [
+        (s.supervisor_id, s.host, s.num_workers) for s in info.supervisor_summaries]
+    assert len(body["supervisors"]) == 1
+    workers = sorted((w["topologyId"], w["host"], w["port"], w["executorsTotal"])
+                     for w in body["workers"])
+    assert workers == sorted((w.topology_id, w.host, w.port, w.num_executors)
+                             for w in info.worker_summaries)
+    host = body["supervisors"][0]["host"]
+    assigned = set()
+    for name in cluster.storm_ids:
+        assigned |= {(cluster.storm_ids[name], h, p)
+                     for h, p in assigned_executors(cluster, name).values() if h == host}
+    assert {(t, h, p) for t, h, p, _n in workers} == assigned
+    assert workers, "no worker on %s" % host
+
+
+# The topology page's other views (visualization, lag, worker list) and the configuration
+
+
+@pytest.mark.parametrize("suffix", ["/visualization", "/visualization-init", "/lag"])
+def test_topology_views(cluster, suffix):
+    name = "ui_wordcount"
+    body = page(cluster, topology_path(cluster, name, suffix))
+    if suffix == "/visualization":
+        topology = TOPOLOGIES[0].topology
+        assert set(topology.spouts) | set(topology.bolts) <= set(body)
+        # keyword keys, as the UI's JSON writer prints them
+        assert [i[":component"] for i in body["count"][":inputs"]] == ["split"]
+
+
+def test_topology_workers(cluster):
+    storm_id = cluster.storm_ids["ui_wordcount"]
+    body = page(cluster, "/api/v1/topology-workers/" + urllib.parse.quote(storm_id))
+    assert {(w["host"], w["port"]) for w in body["hostPortList"]} == set(
+        assigned_executors(cluster, "ui_wordcount").values())
+
+
+def test_cluster_configuration(cluster):
+    body = page(cluster, "/api/v1/cluster/configuration")
+    assert body == json.loads(call(cluster, "getNimbusConf"))
+    assert body["nimbus.thrift.port"] == cluster.target.port
+
+
+# Pages pynimbus cannot serve yet: each records the exact error and the Thrift call behind it.
+# They pass once pynimbus serves the call; an error other than the recorded one fails.
+
+KNOWN_GAPS = {
+    "topology_page_with_system_stats": (
+        "/topology/{id}?sys=true", 500, "Internal error processing getTopologyPageInfo",
+        "getTopologyPageInfo(id, ':all-time', is_include_sys=true) fails in pynimbus "
+        "(clojure_port/stats.py agg_pre_merge_topo_page_bolt: mk_include_sys_filter(True) "
+        "returns the executor's missing emitted map as None, then .values(); 1.2.4 sums nil "
+        "to 0) for every executor without heartbeats"),
+    "log_config": (
+        "/topology/{id}/logconfig", 500, "getLogConfig is not supported yet by pynimbus",
+        "getLogConfig is not implemented (the UI's log-level panel on the topology page)"),
+    "topology_history": (
+        "/history/summary", 403, "getTopologyHistory is not supported yet by pynimbus",
+        "getTopologyHistory is not implemented (answers AuthorizationException, so the UI "
+        "says 403)"),
+}
+
+
+@pytest.mark.parametrize("gap", sorted(KNOWN_GAPS))
+def test_known_gap(cluster, gap):
+    path, status, message, why = KNOWN_GAPS[gap]
+    path = "/api/v1" + path.format(id=urllib.parse.quote(cluster.storm_ids["ui_wordcount"]))
+    got_status, body = cluster.ui.get(path)
+    if got_status == 200:
+        assert isinstance(body, dict) and "error" not in body
+        return
+    text = body if isinstance(body, str) else json.dumps(body)
+    assert (got_status, message in text) == (status, True), "%s: HTTP %s %s" % (
+        path, got_status, text[:3000])
+    pytest.xfail("%s: HTTP %s: %s" % (path, status, why))
+
+
+def test_ui_log_has_no_errors(cluster):
+    """After every page above: nothing failed inside the UI daemon itself."""
+    page(cluster, "/api/v1/cluster/summary")
+    assert cluster.ui.process.poll() is None, cluster.ui.log_tail()
+    assert cluster.ui.error_lines() == [], cluster.ui.log_tail()
