@@ -127,6 +127,13 @@ def recv_exactly(sock, n):
     return b"".join(chunks)
 
 
+def _default_sigint():
+    """Give the child Ctrl-C's default action even when this test run was started in the
+    background (a shell's ``cmd &`` ignores SIGINT, the child would inherit it and a daemon
+    rightly keeps an ignored SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class NimbusProcess:
     """One ``pynimbus dev`` subprocess on 127.0.0.1, with its own ``storm.local.dir``.
 
@@ -161,7 +168,8 @@ class NimbusProcess:
         env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
         self.process = subprocess.Popen(
             self.command(), cwd=REPO, env=env, stdin=subprocess.DEVNULL,
-            stdout=self._log_file, stderr=subprocess.STDOUT)
+            stdout=self._log_file, stderr=subprocess.STDOUT,
+            preexec_fn=_default_sigint)
         try:
             self.wait_until_serving(timeout)
         except BaseException:
