@@ -3,7 +3,11 @@
 The shell around :mod:`pynimbus.clojure_port.assignments` (port of nimbus.clj ``mk-assignments``
 and ``do-cleanup``, 1.2.4): it reads cluster state and the stored topologies, computes purely,
 and writes only the assignments that changed.  Rounds never overlap (a DeferredLock); the
-heartbeat cache lives here, touched only inside a round.  Everything blocking runs in a thread.
+heartbeat cache lives here and is only touched under that lock: by a round (in a thread), by the
+RPC worker heartbeats of 2.x supervisors (:meth:`Monitor.record_rpc_heartbeats`, in the
+reactor) and by cleanup.  In 2.x a round also waits for the workers' heartbeats after a
+leadership gain (``HeartbeatsRecovery``) and hands what changed to the supervisor pusher
+(``nimbus.supervisor_push``).  Everything blocking runs in a thread.
 """
 
 import logging
@@ -15,6 +19,8 @@ from pynimbus.blobstore.keys import get_id_from_blob_key
 from pynimbus.clojure_port import assignments as port_assignments
 from pynimbus.clojure_port import cleanup as port_cleanup
 from pynimbus.clojure_port import executors as port_executors
+from pynimbus.clojure_port import liveness
+from pynimbus.clojure_port import supervisor_assignments as port_supervisor_assignments
 from pynimbus.clojure_port import tasks as port_tasks
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
@@ -25,6 +31,26 @@ from pynimbus.topology_store import (
 log = logging.getLogger(__name__)
 
 
+def _read_assignments(state):
+    """``{storm_id: Assignment}`` of every ``/assignments`` child (blocking)."""
+    existing = {}
+    for storm_id in state.assignments():
+        assignment = state.assignment_info(storm_id)
+        if assignment is not None:
+            existing[storm_id] = assignment
+    return existing
+
+
+def _read_supervisors(state):
+    """``{supervisor_id: SupervisorInfo}`` in ``/supervisors`` children order (blocking)."""
+    supervisors = {}
+    for supervisor_id in state.supervisors():
+        info = state.supervisor_info(supervisor_id)
+        if info is not None:
+            supervisors[supervisor_id] = info
+    return supervisors
+
+
 class TopologyDetailsCache:
     """Per topology: stored conf, task -> component map (tasks never change), storm version."""
 
@@ -32,6 +58,17 @@ class TopologyDetailsCache:
         self.blob_store = blob_store
         self.compat = compat
         self._entries = {}
+        self._confs = {}  # stored confs read without the rest (RPC heartbeat timeouts)
+
+    def conf(self, storm_id):
+        """The stored conf alone; raises NotAliveException if gone."""
+        entry = self._entries.get(storm_id)
+        if entry is not None:
+            return entry[0]
+        storm_conf = self._confs.get(storm_id)
+        if storm_conf is None:
+            storm_conf = self._confs[storm_id] = read_storm_conf(self.blob_store, storm_id)
+        return storm_conf
 
     def get(self, storm_id):
         """``(storm_conf, task_info, storm_version)``; raises NotAliveException if gone."""
@@ -45,6 +82,7 @@ class TopologyDetailsCache:
 
     def forget(self, storm_id):
         self._entries.pop(storm_id, None)
+        self._confs.pop(storm_id, None)
 
 
 class ResourceBook:
@@ -88,6 +126,7 @@ class Monitor:
         self.compat = nimbus.conf.get("pynimbus.storm.compat", "1.x")
         self.details = TopologyDetailsCache(nimbus.blob_store, self.compat)
         self.heartbeat_cache = {}
+        self.recovery = liveness.HeartbeatsRecovery.new()  # 2.x: a new leader's wait for beats
         self.resources = ResourceBook()
         self.cleanup_detected = None  # 2.x: when each cleanup candidate was first seen
         self.lock = defer.DeferredLock()
@@ -136,21 +175,33 @@ class Monitor:
         try:
             yield self.lock.acquire()
             try:
-                written = yield self.run_blocking(self._mk_assignments_blocking,
-                                                  scratch_topology_id)
+                written, pushes = yield self.run_blocking(self._mk_assignments_blocking,
+                                                          scratch_topology_id)
             finally:
                 self.lock.release()
         finally:
             if submit_lock is not None:
                 submit_lock.release()
         self.rounds += 1
+        self._push(pushes)
         return written
 
+    def _push(self, pushes):
+        """Hand a round's pushes to the supervisor pusher (2.x; never waited for)."""
+        pusher = getattr(self.nimbus, "supervisor_push", None)
+        if pushes and pusher is not None:
+            pusher.push(pushes)
+
     def _mk_assignments_blocking(self, scratch_topology_id):
+        """One round, in a thread, under the lock: ``(written, pushes)``."""
         state = self.nimbus.state
         now = int(self.nimbus.clock())
+        existing = _read_assignments(state)
+        if self.compat == "2.x" and not self._heartbeats_recovered(existing, now):
+            return {}, []
+        active_ids = state.active_storms()
         topologies = {}
-        for storm_id in state.active_storms():
+        for storm_id in active_ids:
             base = state.storm_base(storm_id)
             if base is None:
                 continue
@@ -165,23 +216,21 @@ class Monitor:
                 executor_to_component=port_executors.executor_to_component(executors),
                 launch_time_secs=base.launch_time_secs, owner=base.owner,
                 storm_version=storm_version)
-        existing = {}
-        for storm_id in state.assignments():
-            assignment = state.assignment_info(storm_id)
-            if assignment is not None:
-                existing[storm_id] = assignment
-        supervisors = {}
-        for supervisor_id in state.supervisors():
-            info = state.supervisor_info(supervisor_id)
-            if info is not None:
-                supervisors[supervisor_id] = info
+        supervisors = _read_supervisors(state)
+        # 2.x reads /workerbeats only for topologies whose workers do not beat over RPC
         beats = {storm_id: state.executor_beats(storm_id, assignment.executor_node_port)
                  for storm_id, assignment in existing.items()
-                 if storm_id in topologies and storm_id != scratch_topology_id}
-        new_assignments, self.heartbeat_cache = port_assignments.compute_new_assignments(
+                 if storm_id in topologies and storm_id != scratch_topology_id
+                 and not liveness.uses_rpc_heartbeats(topologies[storm_id].storm_version,
+                                                      self.compat)}
+        new_assignments, new_cache = port_assignments.compute_new_assignments(
             topologies, existing, supervisors, self.heartbeat_cache, beats, now,
             self.nimbus.conf, self.compat, scratch_topology_id=scratch_topology_id,
             master_code_dir=self.nimbus.conf.get("storm.local.dir"))
+        # Deliberate difference: 2.8.8 keeps RPC heartbeats of ids nobody submitted until a
+        # cleanup that may never come; pynimbus keeps only topologies in /storms.
+        active = set(active_ids)
+        self.heartbeat_cache = {i: c for i, c in new_cache.items() if i in active}
         if self.compat == "1.x":
             self._book_resources(topologies, new_assignments)
         written = {}
@@ -191,7 +240,96 @@ class Monitor:
                 log.info("Setting new assignment for topology id %s", storm_id)
                 state.set_assignment(storm_id, assignment)
                 written[storm_id] = assignment
-        return written
+        pushes = []
+        if self.compat == "2.x":
+            pushes = port_supervisor_assignments.round_node_assignments(
+                {i: a for i, a in existing.items() if i != scratch_topology_id},
+                new_assignments, supervisors)
+        return written, pushes
+
+    def _heartbeats_recovered(self, existing, now):
+        """2.8.8 ``isReadyForMKAssignments``' heartbeat part: the nodes of every assignment
+        have reported, or the wait is over (logged either way)."""
+        nodes = {node for assignment in existing.values() for node in (assignment.node_host or {})}
+        was_ready = self.recovery.ready
+        ready, self.recovery = self.recovery.check(nodes, now, self.nimbus.conf)
+        if not ready:
+            log.warning("waiting for worker heartbeats recovery, skipping assignments")
+        elif not was_ready and self.recovery.missing(nodes):
+            log.warning("gave up waiting for the worker heartbeats of nodes %s",
+                        self.recovery.missing(nodes))
+        return ready
+
+    # -- 2.x RPC worker heartbeats -------------------------------------------------------
+
+    def heartbeat_timeout_secs(self, storm_id):
+        """Port of 2.8.8 ``getTopologyHeartbeatTimeoutSecs(topoId)``: the topology's timeout,
+        nimbus's ``nimbus.task.timeout.secs`` when it is unknown.  Blocking (blob store)."""
+        try:
+            storm_conf = self.details.conf(storm_id)
+        except NotAliveException:
+            storm_conf = None
+        return liveness.heartbeat_timeout_secs(self.nimbus.conf, storm_conf, self.compat)
+
+    @defer.inlineCallbacks
+    def record_rpc_heartbeats(self, beats, supervisor_id=None):
+        """Fold supervisors' RPC worker heartbeats into the cache, under the round's lock.
+
+        Port of 2.8.8 ``updateCachedHeartbeatsFromSupervisor`` and
+        ``updateCachedHeartbeatsFromWorker`` (``HeartbeatCache.updateHeartbeat``): every executor listed is stamped with Nimbus's
+        clock now.  The lock makes a heartbeat that arrives during a round wait for its end
+        rather than be lost when the round stores its cache.  1.x liveness reads only
+        ZooKeeper, so the 1.x cache is left alone.
+
+        :param beats: ``[(storm_id, executors, time_secs, timeout_secs)]``.
+        :param supervisor_id: the reporting supervisor (``sendSupervisorWorkerHeartbeats``),
+            counted for the new leader's wait; None for one worker's heartbeat.
+        """
+        if self.compat != "2.x":
+            return
+        yield self.lock.acquire()
+        try:
+            now = int(self.nimbus.clock())
+            cache = dict(self.heartbeat_cache)
+            for storm_id, executors, time_secs, timeout_secs in beats:
+                cache[storm_id] = liveness.update_heartbeat_cache_from_rpc(
+                    cache.get(storm_id), executors, time_secs, now, timeout_secs)
+            self.heartbeat_cache = cache
+            if supervisor_id:
+                self.recovery = self.recovery.report_node_id(supervisor_id)
+        finally:
+            self.lock.release()
+
+    @defer.inlineCallbacks
+    def topology_removed(self, storm_id, old_assignment):
+        """2.x: the rest of 2.8.8's ``REMOVE_TRANSITION`` after ``removeStorm``: tell the
+        nodes of the topology's last assignment what remains for them
+        (``notifySupervisorsAsKilled``) and drop its heartbeats.  Nothing in 1.x (1.2.4 drops
+        the heartbeats in ``do-cleanup``)."""
+        if self.compat != "2.x":
+            return
+        yield self.forget_topology(storm_id)
+        pusher = getattr(self.nimbus, "supervisor_push", None)
+        if pusher is not None and old_assignment is not None:
+            pushes = yield self.run_blocking(self._killed_pushes, old_assignment)
+            pusher.push(pushes)
+
+    def _killed_pushes(self, old_assignment):
+        state = self.nimbus.state
+        return port_supervisor_assignments.killed_node_assignments(
+            old_assignment, _read_assignments(state), _read_supervisors(state))
+
+    @defer.inlineCallbacks
+    def forget_topology(self, storm_id):
+        """Drop a topology's heartbeats (2.8.8 ``HeartbeatCache.removeTopo``), under the lock."""
+        yield self.lock.acquire()
+        try:
+            if storm_id in self.heartbeat_cache:
+                cache = dict(self.heartbeat_cache)
+                del cache[storm_id]
+                self.heartbeat_cache = cache
+        finally:
+            self.lock.release()
 
     def _book_resources(self, topologies, new_assignments):
         """The resource bookkeeping of 1.2.4 ``mk-assignments`` after scheduling: the
@@ -223,6 +361,7 @@ class Monitor:
             lock.release()
         for storm_id in ids:
             yield self.run_blocking(self._cleanup, storm_id)
+            yield self.forget_topology(storm_id)
         return ids
 
     def _cleanup_storm_ids(self):
@@ -259,4 +398,3 @@ class Monitor:
                 pass
         delete_blobs(blob_store, dependency_jars + topology_keys(storm_id))
         self.details.forget(storm_id)
-        self.heartbeat_cache.pop(storm_id, None)

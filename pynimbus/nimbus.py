@@ -25,12 +25,14 @@ from pynimbus.handlers.admin import AdminHandler
 from pynimbus.handlers.blobs import BlobsHandler
 from pynimbus.errors import as_application_error
 from pynimbus.handlers.files import FilesHandler
+from pynimbus.handlers.heartbeats import HeartbeatsHandler
 from pynimbus.handlers.lifecycle import LifecycleHandler, TopologyTransitions
 from pynimbus.handlers.pages import PagesHandler
 from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.handlers.submission import SubmissionHandler
 from pynimbus.monitor import Monitor
 from pynimbus.server import ThriftServerFactory
+from pynimbus.supervisor_push import SupervisorPusher
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,9 @@ class NimbusDaemon:
         self.submit_lock = defer.DeferredLock()
         self.transitions = TopologyTransitions(self)
         self.monitor = None
+        # 2.x only: pushes assignments to the supervisors after each round (1.x never does)
+        self.supervisor_push = (SupervisorPusher(conf, reactor)
+                                if conf.get("pynimbus.storm.compat") == "2.x" else None)
         self._was_leader = False
 
     @property
@@ -108,6 +113,10 @@ class NimbusDaemon:
 
     def mk_assignments(self, scratch_topology_id=None):
         return self.monitor.mk_assignments(scratch_topology_id=scratch_topology_id)
+
+    def topology_removed(self, storm_id, old_assignment):
+        """The ``remove`` transition removed ``storm_id`` (its last Assignment or None)."""
+        return self.monitor.topology_removed(storm_id, old_assignment)
 
     def request_mk_assignments(self):
         """A submission or rebalance asks for a round now instead of at the next tick."""
@@ -157,6 +166,7 @@ class NimbusDaemon:
                 LifecycleHandler(self.conf, self, self.transitions),
                 AdminHandler(self.conf, self),
                 PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock),
+                HeartbeatsHandler(self.conf, self),
                 self.files, self.blobs]
 
     def _register(self):
@@ -211,6 +221,8 @@ class NimbusDaemon:
         if self.monitor is not None:
             self.monitor.cancel()
             yield self.monitor.lock.acquire()  # let a round in a thread finish first
+        if self.supervisor_push is not None:
+            yield self.supervisor_push.stop()
         if self.port is not None:
             yield self.port.stopListening()
             self.factory.close_connections()

@@ -93,7 +93,8 @@ class TopologyTransitions:
             self.delay_event(storm_id, effect.secs, effect.event)
             return defer.succeed(None)
         if isinstance(effect, status.RemoveStorm):
-            return self.run_blocking(self._remove_storm, storm_id)
+            d = self.run_blocking(self._remove_storm, storm_id)
+            return d.addCallback(lambda old: self.nimbus.topology_removed(storm_id, old))
         if isinstance(effect, status.DoRebalance):
             return self._do_rebalance(storm_id, effect)
         raise AssertionError("unknown effect %r" % (effect,))
@@ -112,15 +113,18 @@ class TopologyTransitions:
         return call
 
     def _remove_storm(self, storm_id):
-        """The ``:killed :remove`` work: cluster state, then the blobs' ZooKeeper state."""
+        """The ``:killed :remove`` work: cluster state, then the blobs' ZooKeeper state.
+        Returns the Assignment removed (None if there was none)."""
         log.info("Killing topology: %s", storm_id)
         state = self.nimbus.state
+        old_assignment = state.assignment_info(storm_id)
         state.remove_storm(storm_id)
         if self.nimbus.conf.get("pynimbus.storm.compat") == "2.x":
-            return  # 2.8.8's REMOVE_TRANSITION leaves the blobs' state to the delayed cleanup
+            return old_assignment  # 2.8.8 leaves the blobs' state to the delayed cleanup
         for key in topology_keys(storm_id):
             state.remove_blobstore_key(key)
             state.remove_key_version(key)
+        return old_assignment
 
     @defer.inlineCallbacks
     def _do_rebalance(self, storm_id, effect):
