@@ -15,6 +15,21 @@ Artifacts:
   middleware, unused by Nimbus), so it is excluded.
 * Storm 2.x: ``org.apache.storm:storm-server`` + ``org.apache.storm:storm-client``.
 
+The stock ``storm`` client (``compat/storm_cli.py``) needs the classpaths of a binary
+distribution's ``lib`` directories, which Maven Central does not serve as such
+(:func:`client_classpath`):
+
+* 1.x ``lib``: ``storm-core`` and its dependencies, i.e. the Nimbus classpath above.
+* 2.x ``lib`` (every command but ``storm jar``): ``org.apache.storm:storm-core`` (the commands
+  ``KillTopology``, ``ListTopologies``... live there) and its dependencies, without
+  ``org.clojars.bipinprasad:carbonite`` (Clojars only; storm-clojure's serializers, unused by the
+  commands).  2.x ``lib-worker`` (``storm jar``): ``org.apache.storm:storm-client`` and its
+  dependencies (upstream ``storm-dist/binary``: ``lib`` = storm-core's dependency set,
+  ``lib-worker`` = storm-client's).
+
+Single jars without dependencies (``multilang-python``, whose ``resources/storm.py`` the
+reference topologies ship) come from :func:`artifact_jar`.
+
 :class:`MavenUnavailable` says why a classpath cannot be had (no ``mvn``, Maven Central
 unreachable, a version that is not served); tests turn it into a skip reason.
 """
@@ -92,10 +107,10 @@ def release(version):
                    "org.apache.storm.daemon.nimbus.Nimbus")
 
 
-def pom_xml(rel):
-    """A minimal POM whose dependencies are the release's artifacts."""
+def pom_xml(rel, artifacts=None, name=None):
+    """A minimal POM whose dependencies are the release's artifacts (or ``artifacts``)."""
     deps = []
-    for a in rel.artifacts:
+    for a in rel.artifacts if artifacts is None else artifacts:
         exclusions = "".join(
             "<exclusion><groupId>%s</groupId><artifactId>%s</artifactId></exclusion>" % ex
             for ex in a.exclusions)
@@ -108,20 +123,44 @@ def pom_xml(rel):
         '<project xmlns="http://maven.apache.org/POM/4.0.0">',
         "  <modelVersion>4.0.0</modelVersion>",
         "  <groupId>pynimbus.oracle</groupId>",
-        "  <artifactId>storm-%s</artifactId>" % rel.version.replace(".", "-"),
+        "  <artifactId>%s</artifactId>" % (name or "storm-" + rel.version).replace(".", "-"),
         "  <version>0</version>",
         "  <packaging>pom</packaging>",
         "  <dependencies>",
     ] + deps + ["  </dependencies>", "</project>", ""])
 
 
-def classpath_file(version):
-    return os.path.join(CLASSPATH_DIR, "storm-%s.txt" % version)
+# Which classpath of a release: the Nimbus one, or a client distribution directory.
+NIMBUS = "nimbus"
+CLIENT_LIB = "lib"
+CLIENT_LIB_WORKER = "lib-worker"
+
+CLOJARS_ONLY_2X = [("org.clojars.bipinprasad", "carbonite")]
 
 
-def cached_classpath(version):
+def classpath_artifacts(version, kind=NIMBUS):
+    """``(cache name, [Artifact])`` of one classpath of Storm ``version`` (see the docstring)."""
+    rel = release(version)
+    if kind == NIMBUS or rel.generation == "1.x":
+        if kind not in (NIMBUS, CLIENT_LIB, CLIENT_LIB_WORKER):
+            raise ValueError("unknown classpath kind %r" % (kind,))
+        return "storm-%s" % version, rel.artifacts
+    if kind == CLIENT_LIB:
+        return ("storm-%s-client-lib" % version,
+                [Artifact("org.apache.storm", "storm-core", version, CLOJARS_ONLY_2X)])
+    if kind == CLIENT_LIB_WORKER:
+        return ("storm-%s-client-lib-worker" % version,
+                [Artifact("org.apache.storm", "storm-client", version, [])])
+    raise ValueError("unknown classpath kind %r" % (kind,))
+
+
+def classpath_file(version, name=None):
+    return os.path.join(CLASSPATH_DIR, "%s.txt" % (name or "storm-%s" % version))
+
+
+def cached_classpath(version, name=None):
     """The cached classpath of ``version`` if every jar in it is present, else None."""
-    path = classpath_file(version)
+    path = classpath_file(version, name)
     try:
         with open(path) as f:
             jars = [line.strip() for line in f if line.strip()]
@@ -132,12 +171,14 @@ def cached_classpath(version):
     return None
 
 
-def resolve_classpath(version, timeout=900.0, log=None):
-    """Return the list of jar paths making up the classpath of Storm ``version``'s Nimbus.
+def resolve_classpath(version, timeout=900.0, log=None, kind=NIMBUS):
+    """Return the list of jar paths making up the classpath of Storm ``version``'s Nimbus
+    (``kind`` NIMBUS) or of a client distribution directory (CLIENT_LIB, CLIENT_LIB_WORKER).
 
     :raises MavenUnavailable: with the reason (no mvn, Maven Central unreachable, not served).
     """
-    jars = cached_classpath(version)
+    name, artifacts = classpath_artifacts(version, kind)
+    jars = cached_classpath(version, name)
     if jars:
         return jars
     mvn = shutil.which("mvn")
@@ -149,7 +190,7 @@ def resolve_classpath(version, timeout=900.0, log=None):
     os.makedirs(CLASSPATH_DIR, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pynimbus-oracle-mvn-") as tmp:
         with open(os.path.join(tmp, "pom.xml"), "w") as f:
-            f.write(pom_xml(rel))
+            f.write(pom_xml(rel, artifacts, name))
         out_file = os.path.join(tmp, "classpath.txt")
         cmd = [mvn, "-B", "-q", "-Dmaven.repo.local=" + LOCAL_REPO,
                DEPENDENCY_PLUGIN + ":build-classpath", "-Dmdep.includeScope=runtime",
@@ -177,11 +218,48 @@ def resolve_classpath(version, timeout=900.0, log=None):
             jars = [j for j in f.read().strip().split(os.pathsep) if j]
     if not jars or not all(os.path.isfile(j) for j in jars):
         raise MavenUnavailable("mvn returned an incomplete classpath for Storm %s" % version)
-    tmp_cp = classpath_file(version) + ".tmp"
+    tmp_cp = "%s.%d.tmp" % (classpath_file(version, name), os.getpid())
     with open(tmp_cp, "w") as f:
         f.write("\n".join(jars) + "\n")
-    os.replace(tmp_cp, classpath_file(version))
+    os.replace(tmp_cp, classpath_file(version, name))
     return jars
+
+
+def client_classpath(version, kind=CLIENT_LIB):
+    """The jars of a binary distribution's ``lib`` (or 2.x ``lib-worker``) directory."""
+    return resolve_classpath(version, kind=kind)
+
+
+def artifact_jar(group, artifact, version, timeout=600.0):
+    """Path of one artifact's jar (no dependencies) in the local repository, fetched if needed.
+
+    :raises MavenUnavailable: no mvn, Maven Central unreachable or the artifact not served.
+    """
+    path = os.path.join(LOCAL_REPO, *group.split("."), artifact, version,
+                        "%s-%s.jar" % (artifact, version))
+    if os.path.isfile(path):
+        return path
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise MavenUnavailable("mvn is not installed (apt-get install maven) and %s is not in "
+                               "the cache" % path)
+    coordinates = "%s:%s:%s" % (group, artifact, version)
+    cmd = [mvn, "-B", "-q", "-Dmaven.repo.local=" + LOCAL_REPO, DEPENDENCY_PLUGIN + ":get",
+           "-Dartifact=" + coordinates, "-Dtransitive=false"]
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise MavenUnavailable("mvn did not fetch %s within %.0f s" % (coordinates, timeout))
+    output = proc.stdout.decode("utf-8", "replace")
+    if proc.returncode != 0 or not os.path.isfile(path):
+        errors = "\n".join(line for line in output.splitlines() if "ERROR" in line)[:2000]
+        if _OFFLINE_PATTERNS.search(output):
+            raise MavenUnavailable("Maven Central is unreachable, cannot fetch %s:\n%s"
+                                   % (coordinates, errors))
+        raise MavenUnavailable("mvn could not fetch %s (exit %s):\n%s"
+                               % (coordinates, proc.returncode, errors or output[-2000:]))
+    return path
 
 
 def unavailable_reason(version):

@@ -70,8 +70,10 @@ def wait_for_leader(host, port, timeout=30.0):
 
 
 @contextlib.contextmanager
-def pynimbus_target(generation, zookeeper, conf=None, start_timeout=60.0, keep_workdir=None):
-    """Run ``pynimbus dev`` in compatibility mode ``generation`` ("1.x"/"2.x") on ZooKeeper."""
+def pynimbus_target(generation, zookeeper, conf=None, start_timeout=60.0, keep_workdir=None,
+                    port=None):
+    """Run ``pynimbus dev`` in compatibility mode ``generation`` ("1.x"/"2.x") on ZooKeeper
+    (on ``port``, a free one by default)."""
     if keep_workdir is None:
         keep_workdir = bool(os.environ.get("PYNIMBUS_ORACLE_KEEP"))
     workdir = tempfile.mkdtemp(prefix="pynimbus-oracle-py%s-" % generation[0])
@@ -88,7 +90,7 @@ def pynimbus_target(generation, zookeeper, conf=None, start_timeout=60.0, keep_w
         "nimbus.monitor.freq.secs": 1,
     }
     options.update(conf or {})
-    proc = NimbusProcess(local_dir, options=["%s=%s" % (k, json.dumps(v))
+    proc = NimbusProcess(local_dir, port=port, options=["%s=%s" % (k, json.dumps(v))
                                              for k, v in options.items()])
     storm_version = maven.STORM_1X if generation == "1.x" else maven.TARGET_2X
     try:
