@@ -195,3 +195,13 @@ def test_stop_aborts_what_is_in_flight_and_drops_what_waits():
     assert len(sups.attempts()) == 2
     sups.pusher.push([push("n4")])
     assert len(sups.attempts()) == 2
+
+
+def test_only_a_2x_nimbus_pushes():
+    """1.2.4 supervisors read ZooKeeper: a 1.x nimbus has no pusher; a 2.x one has."""
+    from pynimbus.config import default_config
+    from pynimbus.nimbus import NimbusDaemon
+    reactor = MemoryReactorClock()
+    assert NimbusDaemon(default_config("1.x"), reactor).supervisor_push is None
+    pusher = NimbusDaemon(default_config("2.x"), reactor).supervisor_push
+    assert isinstance(pusher, SupervisorPusher) and pusher.timeout_secs == 5.0
