@@ -22,6 +22,7 @@ from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import NimbusSummary
 from pynimbus.handlers import NimbusHandler
 from pynimbus.handlers.admin import AdminHandler
+from pynimbus.handlers.authorization import Authorization
 from pynimbus.handlers.blobs import BlobsHandler
 from pynimbus.errors import as_application_error
 from pynimbus.handlers.files import FilesHandler
@@ -31,6 +32,7 @@ from pynimbus.handlers.pages import PagesHandler
 from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.handlers.submission import SubmissionHandler
 from pynimbus.monitor import Monitor
+from pynimbus.local_state import TopologyHistory
 from pynimbus.server import ThriftServerFactory
 from pynimbus.supervisor_push import SupervisorPusher
 
@@ -73,6 +75,8 @@ class NimbusDaemon:
         self.submit_lock = defer.DeferredLock()
         self.transitions = TopologyTransitions(self)
         self.monitor = None
+        self.authorization = None  # nimbus.authorizer, made when the stores open
+        self.topology_history = None
         # 2.x only: pushes assignments to the supervisors after each round (1.x never does)
         self.supervisor_push = (SupervisorPusher(conf, reactor)
                                 if conf.get("pynimbus.storm.compat") == "2.x" else None)
@@ -131,8 +135,10 @@ class NimbusDaemon:
         """
         self.started_at = int(self.clock())
         yield deferToThread(self._open_stores)
+        concerns = self.build_concerns()
+        self._wire_concerns(concerns)
         self.factory = ThriftServerFactory(
-            Nimbus.Processor(NimbusHandler(*self.build_concerns())),
+            Nimbus.Processor(NimbusHandler(*concerns)),
             int(self.conf["nimbus.thrift.max_buffer_size"]))
         self.port = self.reactor.listenTCP(
             int(self.conf["nimbus.thrift.port"]), self.factory,
@@ -149,7 +155,10 @@ class NimbusDaemon:
         return self
 
     def _open_stores(self):
+        # first, so that an unknown nimbus.authorizer stops start-up before anything opens
+        self.authorization = Authorization.from_conf(self.conf)
         self.state = self.cluster_state_factory(self.conf)
+        self.topology_history = TopologyHistory(self.conf, clock=self.clock)
         self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock)
         self.inbox = Inbox(self.conf, clock=self.clock)
         self.monitor = Monitor(self)
@@ -168,6 +177,15 @@ class NimbusDaemon:
                 PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock),
                 HeartbeatsHandler(self.conf, self),
                 self.files, self.blobs]
+
+    def _wire_concerns(self, concerns):
+        """Give every concern the authorization hook, and the admin concern the queries'
+        per-topology resources (for getOwnerResourceSummaries)."""
+        queries = next(c for c in concerns if isinstance(c, QueriesHandler))
+        for concern in concerns:
+            concern.authorization = self.authorization
+            if isinstance(concern, AdminHandler):
+                concern.topology_resources = queries._resources_for_topology
 
     def _register(self):
         summary = NimbusSummary(host=self.host, port=self.port.getHost().port,
@@ -210,6 +228,15 @@ class NimbusDaemon:
             loop = task.LoopingCall(_logged, work)
             loop.clock = self.reactor
             loop.start(float(interval), now=False)
+            self.timers.append(loop)
+        # Storm schedules the topology history cleaner only when the interval is set.
+        interval = self.conf.get("logviewer.cleanup.interval.secs")
+        if interval is not None:
+            mins = self.conf.get("logviewer.cleanup.age.mins")
+            loop = task.LoopingCall(_logged, lambda: deferToThread(
+                self.topology_history.clean, mins))
+            loop.clock = self.reactor
+            loop.start(float(interval), now=True)
             self.timers.append(loop)
 
     @defer.inlineCallbacks

@@ -19,8 +19,8 @@ Failures:
 * a ``beginFileDownload`` name that is neither a known file nor a valid blob key:
   ``AuthorizationException``, as Storm's ``validateKey``.
 
-Authorization (``check-authorization!`` "fileUpload"/"fileDownload") is not checked: without
-an authorizer configured Storm allows every call too.
+Each call is authorized as Storm does: "fileUpload" for the three upload calls, "fileDownload"
+for the two download calls (``AuthorizationException`` when denied).
 """
 
 import time
@@ -31,6 +31,7 @@ from pynimbus.blobstore.errors import UnknownFileError, storm_errors
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.keys import validate_key
 from pynimbus.generated.storm.ttypes import KeyNotFoundException
+from pynimbus.handlers.authorization import ALLOW_ALL
 
 
 class FilesHandler:
@@ -44,6 +45,8 @@ class FilesHandler:
     :param clock: returns the current time in seconds (used for a default inbox).
     """
 
+    authorization = ALLOW_ALL  # the daemon sets the configured one
+
     def __init__(self, conf, inbox=None, blob_store=None, run_blocking=deferToThread,
                  clock=time.time):
         self.conf = conf
@@ -55,14 +58,17 @@ class FilesHandler:
 
     def beginFileUpload(self):
         """:returns: the upload location to pass to ``uploadChunk`` and ``finishFileUpload``."""
+        self.authorization.check("beginFileUpload")
         return self.run_blocking(self._begin_file_upload)
 
     def uploadChunk(self, location, chunk):
         """:raises TApplicationException: when ``location`` is not an open upload."""
+        self.authorization.check("uploadChunk")
         return self.run_blocking(self._upload_chunk, location, chunk)
 
     def finishFileUpload(self, location):
         """:raises TApplicationException: when ``location`` is not an open upload."""
+        self.authorization.check("finishFileUpload")
         return self.run_blocking(self._finish_file_upload, location)
 
     def beginFileDownload(self, file):
@@ -70,12 +76,14 @@ class FilesHandler:
         :raises AuthorizationException: when ``file`` is unknown and not a valid blob key.
         :raises TApplicationException: when ``file`` is a valid key but no such blob exists.
         """
+        self.authorization.check("beginFileDownload")
         return self.run_blocking(self._begin_file_download, file)
 
     def downloadChunk(self, id):
         """:returns: the next chunk, empty at the end.
         :raises TApplicationException: when ``id`` is not an open download.
         """
+        self.authorization.check("downloadChunk")
         return self.run_blocking(self._download_chunk, id)
 
     # -- housekeeping, for the daemon's timers -----------------------------------------------

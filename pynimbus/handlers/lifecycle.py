@@ -17,6 +17,7 @@ from pynimbus.clojure_port import status
 from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import (
     InvalidTopologyException, KillOptions, NotAliveException, RebalanceOptions)
+from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.topology_store import read_storm_conf, read_storm_topology, topology_keys
 
 log = logging.getLogger(__name__)
@@ -158,11 +159,18 @@ class LifecycleHandler:
     check (component names) in 2.x mode.
     """
 
+    authorization = ALLOW_ALL  # the daemon sets the configured one
+
     def __init__(self, conf, nimbus, transitions, run_blocking=deferToThread):
         self.conf = conf
         self.nimbus = nimbus
         self.transitions = transitions
         self.run_blocking = run_blocking
+
+    def _authorize(self, method, storm_id, name):
+        """``check-authorization!`` against the topology's stored conf (in a thread)."""
+        return self.run_blocking(self.authorization.check_stored, method,
+                                 self.nimbus.blob_store, storm_id, name)
 
     @property
     def compat(self):
@@ -186,19 +194,24 @@ class LifecycleHandler:
     def killTopologyWithOpts(self, name, options):
         """:raises NotAliveException: no topology has that name."""
         storm_id = yield self._require_storm_id(name)
+        yield self._authorize("killTopologyWithOpts", storm_id, name)
         wait_secs = options.wait_secs if options is not None else None
         yield self.transitions.transition(storm_id, status.KILL, (wait_secs,), True)
+        yield self.run_blocking(self.nimbus.topology_history.add_killed,
+                                self.nimbus.blob_store, storm_id)
 
     @defer.inlineCallbacks
     def activate(self, name):
         """:raises NotAliveException: no topology has that name."""
         storm_id = yield self._require_storm_id(name)
+        yield self._authorize("activate", storm_id, name)
         yield self.transitions.transition(storm_id, status.ACTIVATE, (), True)
 
     @defer.inlineCallbacks
     def deactivate(self, name):
         """:raises NotAliveException: no topology has that name."""
         storm_id = yield self._require_storm_id(name)
+        yield self._authorize("deactivate", storm_id, name)
         yield self.transitions.transition(storm_id, status.INACTIVATE, (), True)
 
     @defer.inlineCallbacks
@@ -207,6 +220,7 @@ class LifecycleHandler:
         :raises InvalidTopologyException: an executor count <= 0 (2.x: or an unknown component).
         """
         storm_id = yield self._require_storm_id(name)
+        yield self._authorize("rebalance", storm_id, name)
         options = options if options is not None else RebalanceOptions()
         overrides = dict(options.num_executors) if options.num_executors is not None else {}
         for count in overrides.values():

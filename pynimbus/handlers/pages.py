@@ -18,8 +18,9 @@ Failures, as Storm answers them:
   Storm fails with a NullPointerException (an internal error); an unknown host is an empty page,
   as in Storm.
 
-Not ported: authorization (``check-authorization!``: nothing is denied), scheduler status
-(``sched_status`` is never set) and the resource-aware scheduler's figures (1.x gets requested
+Authorization: each page checks its own operation on the topology's stored conf, and the
+supervisor page shows a topology's tasks per component only to callers allowed "getTopology"
+(``filterAuthorized``).  Not ported: scheduler status (``sched_status`` is never set) and the resource-aware scheduler's figures (1.x gets requested
 resources summed from the component confs and assigned ones from the assignment's
 WorkerResources; 2.x sets neither, as 2.8.8 without the ResourceAwareScheduler).
 """
@@ -38,6 +39,7 @@ from pynimbus.clojure_port.java_order import list_hash, string_hash
 from pynimbus.cluster.state import thriftify_debug_options
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
+from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.queries import status_string, supervisor_summary
 from pynimbus.topology_store import read_storm_conf, read_storm_topology
 
@@ -102,6 +104,8 @@ class PagesHandler:
     :param clock: returns the time in Unix seconds (uptimes).
     """
 
+    authorization = ALLOW_ALL  # the daemon sets the configured one
+
     def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
                  clock=time.time):
         self.conf = conf
@@ -116,12 +120,14 @@ class PagesHandler:
 
     # -- reading (in a thread) -----------------------------------------------------------
 
-    def _common_topo_info(self, storm_id):
-        """Port of nimbus.clj ``get-common-topo-info`` (1.2.4).
+    def _common_topo_info(self, storm_id, method):
+        """Port of nimbus.clj ``get-common-topo-info`` (1.2.4), authorizing ``method``.
 
         :raises NotAliveException: when the topology's blobs or StormBase are gone.
+        :raises AuthorizationException: denied.
         """
         storm_conf = read_storm_conf(self.blob_store, storm_id)
+        self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
         user_topology = read_storm_topology(self.blob_store, storm_id)
         task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
         base = self.state.storm_base(storm_id)
@@ -148,7 +154,7 @@ class PagesHandler:
 
     def _topology_page_info(self, storm_id, window, include_sys):
         """Port of nimbus.clj ``getTopologyPageInfo`` (1.2.4)."""
-        info = self._common_topo_info(storm_id)
+        info = self._common_topo_info(storm_id, "getTopologyPageInfo")
         window = window or stats.ALL_TIME
         nodes = executor_node_port(info.assignment)
         node_host = (info.assignment.node_host or {}) if info.assignment is not None else {}
@@ -236,7 +242,7 @@ class PagesHandler:
         2.x, as 2.8.8: the component id arrives URL-encoded and is decoded, and an id that is
         not a spout or bolt of the system topology fails (1.x accepts any ``__`` id).
         """
-        info = self._common_topo_info(storm_id)
+        info = self._common_topo_info(storm_id, "getComponentPageInfo")
         window = window or stats.ALL_TIME
         topology, conf = self._resources_view(info)
         if self.compat == "2.x":
@@ -288,16 +294,19 @@ class PagesHandler:
                 if not any(ni.node == sid for ni in assignment.executor_node_port.values()):
                     continue
                 try:
-                    info = self._common_topo_info(storm_id)
+                    info = self._common_topo_info(storm_id, "getSupervisorPageInfo")
                 except NotAliveException:
                     log.info("topology %s went away while reading supervisor %s", storm_id, sid)
                     continue
                 owner = info.base.owner if self.compat == "2.x" else None
                 node_host = (info.assignment.node_host or {}) if info.assignment else {}
+                user_authorized = self.authorization.permitted(  # filterAuthorized "getTopology"
+                    "getTopology", info.storm_name,
+                    self.authorization.topology_conf_for("getTopology", info.storm_conf))
                 page.worker_summaries.extend(stats.agg_worker_stats(
                     storm_id, info.storm_name, info.task_to_component, info.beats,
                     executor_node_port(info.assignment), node_host,
-                    worker_resources(info.assignment), include_sys, True,
+                    worker_resources(info.assignment), include_sys, user_authorized,
                     filter_supervisor=sid, owner=owner))
         return page
 

@@ -21,6 +21,7 @@ from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port import system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
+from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.generated.storm.ttypes import (
     ClusterSummary, DebugOptions, ExecutorInfo, ExecutorSummary, InvalidTopologyException,
     NotAliveException, NumErrorsChoice, SupervisorAssignments, SupervisorSummary, TopologyInfo,
@@ -103,6 +104,8 @@ class QueriesHandler:
     :param started_at: nimbus start time (Unix seconds).
     :param blob_store: the blob store holding each topology's stored conf and code.
     """
+
+    authorization = ALLOW_ALL  # the daemon sets the configured one
 
     def __init__(self, conf, cluster_state, leadership, started_at, blob_store=None,
                  run_blocking=deferToThread, clock=time.time, resources=None):
@@ -262,13 +265,16 @@ class QueriesHandler:
             raise NotAliveException(msg=str(storm_id))
         return base
 
-    def _summary_by_id(self, storm_id):
+    def _summary_by_id(self, storm_id, method="getTopologySummary"):
         base = self._require_storm_base(storm_id)
+        if method is not None:
+            self.authorization.check(method, base.name)
         return self._full_summary(storm_id, base, self.state.assignment_info(storm_id),
                                   self.clock())
 
     def _summary_by_name(self, name):
-        return self._summary_by_id(self._storm_id_or_not_alive(name))
+        self.authorization.check("getTopologySummaryByName", name)
+        return self._summary_by_id(self._storm_id_or_not_alive(name), method=None)
 
     def _storm_id_or_not_alive(self, name):
         storm_id = self._storm_id_of(name)
@@ -349,21 +355,35 @@ class QueriesHandler:
             return [last] if last is not None else []
         return self.state.errors(storm_id, component)
 
+    def _authorized(self, method, storm_id, work, *args):
+        """``check-authorization!`` against the topology's stored conf, then ``work``."""
+        self.authorization.check_stored(method, self.blob_store, storm_id)
+        return work(*args)
+
+    def _info_by_name(self, method, name, options=None):
+        storm_id = self._storm_id_or_not_alive(name)
+        return self._authorized(method, storm_id, self._topology_info, storm_id, options)
+
     # -- Thrift methods ----------------------------------------------------------------
 
     def getNimbusConf(self):
+        self.authorization.check("getNimbusConf")
         return self._conf_json
 
     def getClusterInfo(self):
+        self.authorization.check("getClusterInfo")
         return self.run_blocking(self._cluster_info)
 
     def getLeader(self):
+        self.authorization.check("getLeader")
         return self.run_blocking(self._leader)
 
     def isTopologyNameAllowed(self, name):
+        self.authorization.check("isTopologyNameAllowed", name)
         return self.run_blocking(self._name_allowed, name)
 
     def getTopologySummaries(self):
+        self.authorization.check("getTopologySummaries")
         return self.run_blocking(lambda: self._topology_summaries(self.clock()))
 
     def getTopologySummary(self, storm_id):
@@ -374,27 +394,32 @@ class QueriesHandler:
 
     def getTopologyConf(self, storm_id):
         return self.run_blocking(
+            self._authorized, "getTopologyConf", storm_id,
             lambda: json.dumps(self._stored_conf(storm_id), separators=(",", ":")))
 
     def getTopology(self, storm_id):
-        return self.run_blocking(self._system_topology, storm_id)
+        return self.run_blocking(self._authorized, "getTopology", storm_id,
+                                 self._system_topology, storm_id)
 
     def getUserTopology(self, storm_id):
-        return self.run_blocking(read_storm_topology, self.blob_store, storm_id)
+        return self.run_blocking(self._authorized, "getUserTopology", storm_id,
+                                 read_storm_topology, self.blob_store, storm_id)
 
     def getTopologyInfo(self, storm_id):
-        return self.run_blocking(self._topology_info, storm_id)
+        return self.run_blocking(self._authorized, "getTopologyInfo", storm_id,
+                                 self._topology_info, storm_id)
 
     def getTopologyInfoWithOpts(self, storm_id, options):
-        return self.run_blocking(self._topology_info, storm_id, options)
+        return self.run_blocking(self._authorized, "getTopologyInfoWithOpts", storm_id,
+                                 self._topology_info, storm_id, options)
 
     def getSupervisorAssignments(self, node):
+        self.authorization.check("getSupervisorAssignments")
         return self.run_blocking(self._supervisor_assignments, node)
 
     def getTopologyInfoByName(self, name):
-        return self.run_blocking(
-            lambda: self._topology_info(self._storm_id_or_not_alive(name)))
+        return self.run_blocking(self._info_by_name, "getTopologyInfoByName", name)
 
     def getTopologyInfoByNameWithOpts(self, name, options):
-        return self.run_blocking(
-            lambda: self._topology_info(self._storm_id_or_not_alive(name), options))
+        return self.run_blocking(self._info_by_name, "getTopologyInfoByNameWithOpts", name,
+                                 options)

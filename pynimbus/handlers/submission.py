@@ -24,6 +24,7 @@ from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import (
     AlreadyAliveException, Credentials, InvalidTopologyException, StormBase, SubmitOptions,
     TopologyInitialStatus, TopologyStatus)
+from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
     setup_storm_code
@@ -98,6 +99,8 @@ class SubmissionHandler:
         ``mk_assignments()``, ``clock``.
     """
 
+    authorization = ALLOW_ALL  # the daemon sets the configured one
+
     def __init__(self, conf, nimbus, run_blocking=deferToThread, os_user=None):
         self.conf = conf
         self.nimbus = nimbus
@@ -117,6 +120,7 @@ class SubmissionHandler:
     def submitTopologyWithOpts(self, name, uploadedJarLocation, jsonConf, topology, options):
         """:raises InvalidTopologyException: a bad name, conf or topology structure.
         :raises AlreadyAliveException: a topology with that name exists.
+        :raises AuthorizationException: the authorizer denies "submitTopology".
         :raises TApplicationException: INTERNAL_ERROR when this nimbus is not the leader.
         """
         try:
@@ -146,7 +150,7 @@ class SubmissionHandler:
                     msg="Cannot submitTopologyWithOpts: SubmitOptions parameter value is null")
             raise as_application_error("submitTopologyWithOpts needs SubmitOptions")
         validate_topology_name(name, compat)
-        # check-authorization!: no authorizer is configured in pynimbus yet (allow all).
+        self.authorization.check("submitTopologyWithOpts", name)
         self._check_not_active(name)
         if topology is None:
             raise InvalidTopologyException(msg="No topology was given")
