@@ -12,7 +12,8 @@ Artifacts:
 
 * Storm 1.x: ``org.apache.storm:storm-core`` (one shaded jar + clojure, log4j2, kryo...).  Its
   pom names ``ring-cors:ring-cors:0.1.5``, which lives on Clojars only (it is the UI's CORS
-  middleware, unused by Nimbus), so it is excluded.
+  middleware, unused by Nimbus), so it is excluded; the storm-core jar carries that namespace
+  AOT-compiled and relocated anyway, so the UI runs from this classpath.
 * Storm 2.x: ``org.apache.storm:storm-server`` + ``org.apache.storm:storm-client``.
 
 The stock ``storm`` client (``compat/storm_cli.py``) needs the classpaths of a binary
@@ -26,6 +27,9 @@ distribution's ``lib`` directories, which Maven Central does not serve as such
   commands).  2.x ``lib-worker`` (``storm jar``): ``org.apache.storm:storm-client`` and its
   dependencies (upstream ``storm-dist/binary``: ``lib`` = storm-core's dependency set,
   ``lib-worker`` = storm-client's).
+* 2.x ``lib-webapp`` (``WEBAPP``, for the UI built from source by ``compat/storm_ui.py``):
+  storm-core (without carbonite), storm-server, storm-client and storm-webapp's own
+  dependencies; storm-webapp itself is not served by Maven Central in any version.
 
 Single jars without dependencies (``multilang-python``, whose ``resources/storm.py`` the
 reference topologies ship) come from :func:`artifact_jar`.
@@ -134,8 +138,30 @@ def pom_xml(rel, artifacts=None, name=None):
 NIMBUS = "nimbus"
 CLIENT_LIB = "lib"
 CLIENT_LIB_WORKER = "lib-worker"
+WEBAPP = "webapp"  # 2.x lib-webapp: what storm-webapp (the UI) compiles and runs against
 
 CLOJARS_ONLY_2X = [("org.clojars.bipinprasad", "carbonite")]
+LOGBACK = [("ch.qos.logback", "logback-classic"), ("ch.qos.logback", "logback-core"),
+           ("ch.qos.logback", "logback-access")]
+# storm-webapp's own dependencies (its v2.8.8 pom), at the versions of the Storm 2.x release
+# resolved (v2.8.3's root pom): 2.8.8's jetty-ee10-servlets 12.1.9 is not served here.
+WEBAPP_DEPENDENCIES_2X = [
+    ("net.minidev", "json-smart", "2.6.0", []),
+    ("org.apache.logging.log4j", "log4j-slf4j2-impl", "2.25.2", []),
+    ("org.apache.logging.log4j", "log4j-core", "2.25.2", []),
+    ("io.dropwizard.metrics", "metrics-core", "4.2.37", []),
+    ("org.slf4j", "slf4j-api", "2.0.17", []),
+    ("com.fasterxml.jackson.core", "jackson-databind", "2.20.0", []),
+    ("io.dropwizard", "dropwizard-core", "5.0.0", LOGBACK),
+    ("io.dropwizard", "dropwizard-assets", "5.0.0", []),
+    ("com.j2html", "j2html", "1.6.0", []),
+    ("jakarta.ws.rs", "jakarta.ws.rs-api", "3.1.0", []),
+    ("org.eclipse.jetty.ee10", "jetty-ee10-servlet", "12.1.1", []),
+    ("org.eclipse.jetty.ee10", "jetty-ee10-servlets", "12.1.1", []),
+    ("org.glassfish.jersey.containers", "jersey-container-grizzly2-http", "3.1.11", []),
+    ("org.glassfish.jersey.inject", "jersey-hk2", "3.1.11", []),
+    ("org.glassfish.jersey.containers", "jersey-container-grizzly2-servlet", "3.1.11", []),
+]
 
 
 def classpath_artifacts(version, kind=NIMBUS):
@@ -151,6 +177,12 @@ def classpath_artifacts(version, kind=NIMBUS):
     if kind == CLIENT_LIB_WORKER:
         return ("storm-%s-client-lib-worker" % version,
                 [Artifact("org.apache.storm", "storm-client", version, [])])
+    if kind == WEBAPP:
+        return ("storm-%s-webapp" % version,
+                [Artifact("org.apache.storm", "storm-core", version, CLOJARS_ONLY_2X),
+                 Artifact("org.apache.storm", "storm-server", version, []),
+                 Artifact("org.apache.storm", "storm-client", version, [])]
+                + [Artifact(*dep) for dep in WEBAPP_DEPENDENCIES_2X])
     raise ValueError("unknown classpath kind %r" % (kind,))
 
 
