@@ -31,24 +31,24 @@ from pynimbus.topology_store import (
 log = logging.getLogger(__name__)
 
 
+def _read_all(names, read_one):
+    """``{name: value}`` of ``read_one(name)`` for every name, skipping None (blocking)."""
+    values = {}
+    for name in names:
+        value = read_one(name)
+        if value is not None:
+            values[name] = value
+    return values
+
+
 def _read_assignments(state):
-    """``{storm_id: Assignment}`` of every ``/assignments`` child (blocking)."""
-    existing = {}
-    for storm_id in state.assignments():
-        assignment = state.assignment_info(storm_id)
-        if assignment is not None:
-            existing[storm_id] = assignment
-    return existing
+    """``{storm_id: Assignment}`` of every ``/assignments`` child."""
+    return _read_all(state.assignments(), state.assignment_info)
 
 
 def _read_supervisors(state):
-    """``{supervisor_id: SupervisorInfo}`` in ``/supervisors`` children order (blocking)."""
-    supervisors = {}
-    for supervisor_id in state.supervisors():
-        info = state.supervisor_info(supervisor_id)
-        if info is not None:
-            supervisors[supervisor_id] = info
-    return supervisors
+    """``{supervisor_id: SupervisorInfo}`` in ``/supervisors`` children order."""
+    return _read_all(state.supervisors(), state.supervisor_info)
 
 
 class TopologyDetailsCache:

@@ -199,3 +199,13 @@ def test_authorization_is_checked_before_anything_is_recorded(nimbus):
     assert nimbus.monitor.heartbeat_cache == {}
     assert [m for m, _ in deny.asked] == [
         "sendSupervisorWorkerHeartbeats", "sendSupervisorWorkerHeartbeat", "processWorkerMetrics"]
+
+
+def test_empty_or_missing_batch_only_reports_the_supervisor(nimbus):
+    """No heartbeats (or no argument at all) records nothing and raises nothing; the
+    supervisor id still counts as reported, as 2.8.8 reports it after its loop."""
+    handler = handler_of(nimbus)
+    assert result_of(handler.sendSupervisorWorkerHeartbeats(beats(supervisor_id="sup-e"))) is None
+    assert result_of(handler.sendSupervisorWorkerHeartbeats(None)) is None
+    assert nimbus.monitor.heartbeat_cache == {}
+    assert nimbus.monitor.recovery.reported == {"sup-e"}

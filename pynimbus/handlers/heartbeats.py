@@ -64,23 +64,25 @@ class HeartbeatsHandler:
         :raises AuthorizationException: the authorizer denies the call.
         """
         self._check("sendSupervisorWorkerHeartbeats")
+        supervisor_id = getattr(heartbeats, "supervisor_id", None)
         if not self.nimbus.is_leader():
-            log.debug("not the leader: ignoring the worker heartbeats of %s",
-                      getattr(heartbeats, "supervisor_id", None))
+            log.debug("not the leader: ignoring the worker heartbeats of %s", supervisor_id)
             return
         parsed = []
         for heartbeat in getattr(heartbeats, "worker_heartbeats", None) or ():
             beat = liveness.rpc_heartbeat_executors(heartbeat)
             if beat is None:
                 log.warning("skipping a malformed worker heartbeat from supervisor %s: %r",
-                            heartbeats.supervisor_id, heartbeat)
+                            supervisor_id, heartbeat)
             else:
                 parsed.append(beat)
-        timeouts = yield self.run_blocking(self._timeouts, {b[0] for b in parsed})
+        timeouts = {}
+        if parsed:
+            timeouts = yield self.run_blocking(self._timeouts, {b[0] for b in parsed})
         yield self.nimbus.monitor.record_rpc_heartbeats(
             [(storm_id, executors, time_secs, timeouts[storm_id])
              for storm_id, executors, time_secs in parsed],
-            supervisor_id=heartbeats.supervisor_id)
+            supervisor_id=supervisor_id)
 
     @defer.inlineCallbacks
     def sendSupervisorWorkerHeartbeat(self, heartbeat):
