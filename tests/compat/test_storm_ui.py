@@ -11,10 +11,11 @@ Thrift (``getClusterInfo``, ``getTopologyPageInfo``, ``getComponentPageInfo``,
 ``getSupervisorPageInfo``, ``getTopologyInfo``): HTTP 200, no ``error`` in the JSON, and the
 topology names/ids/status/workers/executors/tasks, supervisor hosts/slots and the leader equal.
 
-1.x runs when Java is installed and Storm 1.2.4's jars are in ``.cache/maven`` or can be
-resolved with ``mvn`` (the first run downloads them); 2.x also needs ``$PYNIMBUS_STORM_SRC``
-(an apache/storm v2.8.8 checkout; storm-webapp is not on Maven Central).  Each is skipped with
-the reason otherwise.  About 15 s per generation (plus ~20 s to build storm-webapp once).
+Runs with ``PYNIMBUS_COMPAT=1`` (``tox -e compat`` sets it).  1.x then needs Java and Storm
+1.2.4's jars in ``.cache/maven`` or ``mvn`` to resolve them (the first run downloads them); 2.x
+also needs ``$PYNIMBUS_STORM_SRC`` (an apache/storm v2.8.8 checkout, e.g. ``git archive v2.8.8
+storm-webapp`` unpacked under ``.cache/``: storm-webapp is not on Maven Central).  Each is skipped
+with the reason otherwise.  About 15 s per generation (plus ~30 s to build storm-webapp once).
 
 Pages deliberately not checked, because they fail against the real Nimbus in the same way:
 1.2.4's ``/topology/<id>/metrics`` (HTTP 500 without running workers: the UI dereferences
@@ -26,6 +27,7 @@ Pages deliberately not checked, because they fail against the real Nimbus in the
 import collections
 import contextlib
 import json
+import os
 import urllib.parse
 
 import pytest
@@ -37,6 +39,12 @@ from compat.oracle.capture import Capturer
 from compat.oracle.supervisors import FakeSupervisors, SupervisorSpec
 from compat.oracle.targets import pynimbus_target
 from nimbus_process import LOOPBACK, RawClient
+
+ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
+
+pytestmark = pytest.mark.skipif(
+    not ENABLED, reason="Storm UI tests run with PYNIMBUS_COMPAT=1 (tox -e compat): they start "
+                        "the UI's JVM")
 
 SUPERVISORS = (
     SupervisorSpec("sup-a", "127.0.0.2", [6700, 6701, 6702, 6703]),
