@@ -350,3 +350,42 @@ def make_cluster(tmp_path):
     yield make
     for cluster in made:
         cluster.close()
+
+
+def test_history_cleaner_forgets_old_kills_when_its_interval_is_set(make_cluster):
+    """With logviewer.cleanup.interval.secs set, killed topologies older than
+    logviewer.cleanup.age.mins (here 0) leave the history at the next run."""
+    cluster = make_cluster(options=["logviewer.cleanup.interval.secs=1",
+                                    "logviewer.cleanup.age.mins=0"])
+    storm_id = submit_word_count(cluster)
+    cluster.call("killTopologyWithOpts", name="wc", options=KillOptions(wait_secs=0))
+    backend = cluster.state.backend
+    cluster.wait_for(lambda: backend.get("/storms/" + storm_id) is None, "the removal")
+    cluster.wait_for(lambda: cluster.call("getTopologyHistory", user=None).topo_ids == [],
+                     "the history cleaner")
+
+
+def test_2x_log_config_owner_summaries_and_deny_names(make_cluster):
+    """In 2.x mode the same calls work, and getLeader / isTopologyNameAllowed are denied
+    under their own operation names (1.2.4 checks both as getClusterInfo)."""
+    cluster = make_cluster(options=["pynimbus.storm.compat=2.x"])
+    storm_id = submit_word_count(cluster)
+    cluster.call("setLogConfig", name=storm_id, config=LogConfig(named_logger_level={
+        "ROOT": LogLevel(LogLevelAction.UPDATE, "WARN", 5),
+        "x": LogLevel(LogLevelAction.UNCHANGED)}))  # 2.8.8 ignores UNCHANGED
+    stored = node_data(cluster, "/logconfigs/" + storm_id, LogConfig)
+    assert sorted(stored.named_logger_level) == ["ROOT"]
+    assert stored.named_logger_level["ROOT"].reset_log_level_timeout_epoch is not None
+    [summary] = cluster.call("getOwnerResourceSummaries", owner=None)
+    assert (summary.total_topologies, summary.total_workers) == (1, 2)
+    _restart(cluster, "nimbus.authorizer=" + port_auth.DENY_AUTHORIZER,
+             "nimbus.do.not.reassign=true")
+    for method, kwargs, message in [
+            ("getLeader", {}, "getLeader is not authorized"),
+            ("isTopologyNameAllowed", dict(name="x"),
+             "isTopologyNameAllowed on topology x is not authorized"),
+            ("getTopologySummary", dict(id=storm_id),
+             "getTopologySummary on topology wc is not authorized")]:
+        with pytest.raises(AuthorizationException) as e:
+            cluster.call(method, **kwargs)
+        assert e.value.msg == message
