@@ -42,7 +42,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -51,7 +50,7 @@ import urllib.request
 import zipfile
 
 from compat.oracle import COMPAT_DIR, maven
-from compat.oracle.java_nimbus import LOG4J2_XML, java_executable, yaml_lines
+from compat.oracle.java_nimbus import LOG4J2_XML, java_executable, terminate, yaml_lines
 from nimbus_process import LOOPBACK, free_port
 
 # The Storm release whose jars each UI runs on (and reports as its "stormVersion").
@@ -339,21 +338,11 @@ class StormUI:
 
     def stop(self, timeout=20.0):
         """SIGTERM (SIGKILL after ``timeout``); the work directory is deleted unless kept."""
-        code = None
         try:
-            if self.process is not None:
-                if self.process.poll() is None:
-                    self.process.send_signal(signal.SIGTERM)
-                    try:
-                        self.process.wait(timeout)
-                    except subprocess.TimeoutExpired:
-                        self.process.kill()
-                        self.process.wait(30)
-                code = self.process.returncode
+            return terminate(self.process, timeout)
         finally:
             if self._own_workdir and not self.keep_workdir:
                 shutil.rmtree(self.workdir, ignore_errors=True)
-        return code
 
     def __enter__(self):
         return self.start()

@@ -86,6 +86,21 @@ def yaml_lines(conf):
     return "".join("%s: %s\n" % (key, json.dumps(value)) for key, value in sorted(conf.items()))
 
 
+def terminate(process, timeout):
+    """SIGTERM ``process`` (a Popen) if it runs, SIGKILL after ``timeout`` s; its exit code
+    (None when it was never started)."""
+    if process is None:
+        return None
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)
+    return process.returncode
+
+
 def write_hosts_file(path):
     """Write the ``-Djdk.net.hosts.file`` of the 1.2.4 workaround (module docstring) at ``path``."""
     names = ["localhost", "localhost/<unresolved>"]
@@ -230,21 +245,11 @@ class JavaNimbus:
 
         Returns the exit code (None if never started).
         """
-        code = None
         try:
-            if self.process is not None:
-                if self.process.poll() is None:
-                    self.process.send_signal(signal.SIGTERM)
-                    try:
-                        self.process.wait(timeout)
-                    except subprocess.TimeoutExpired:
-                        self.process.kill()
-                        self.process.wait(30)
-                code = self.process.returncode
+            return terminate(self.process, timeout)
         finally:
             if self._own_workdir and not self.keep_workdir:
                 shutil.rmtree(self.workdir, ignore_errors=True)
-        return code
 
     def __enter__(self):
         return self.start()
