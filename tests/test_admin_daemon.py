@@ -12,7 +12,7 @@ import pytest
 from conftest import dump_tree
 from nimbus_process import NimbusDidNotStart, NimbusProcess, RawClient, RemoteError
 from test_nimbus_daemon import _cluster_options
-from test_nimbus_scenarios import Cluster, spout, bolt, topology
+from test_nimbus_scenarios import Cluster, bolt, make_cluster, spout, topology  # noqa: F401
 from thrift.Thrift import TApplicationException
 
 from pynimbus.clojure_port import authorization as port_auth
@@ -151,7 +151,7 @@ def test_kill_removes_log_and_profiler_configs_and_records_history(cluster, tmp_
     assert backend.get("/logconfigs/" + storm_id) is None
     assert not backend.exists("/profilerconfigs/" + storm_id)
     assert cluster.call("getTopologyHistory", user=None).topo_ids == [storm_id]
-    # the submitter (this OS user) is in topology.users; a stranger sees nothing
+    # a user no topology names sees nothing
     assert cluster.call("getTopologyHistory", user="nobody-at-all").topo_ids == []
     history_dir = os.path.join(str(tmp_path), "nimbus", "history")
     assert any(name.endswith(".version") for name in os.listdir(history_dir))
@@ -336,20 +336,6 @@ def test_simple_acl_authorizer_without_principal_fails_every_checked_call(make_c
     _restart(cluster, "nimbus.authorizer=" + port_auth.SIMPLE_ACL_AUTHORIZER)
     assert "no principal" in internal_error(cluster, "getClusterInfo")
     assert cluster.call("getTopologyHistory", user=None).topo_ids == []
-
-
-@pytest.fixture
-def make_cluster(tmp_path):
-    made = []
-
-    def make(**kwargs):
-        directory = tmp_path / ("c%d" % len(made))
-        directory.mkdir()
-        made.append(Cluster(directory, **kwargs))
-        return made[-1]
-    yield make
-    for cluster in made:
-        cluster.close()
 
 
 def test_history_cleaner_forgets_old_kills_when_its_interval_is_set(make_cluster):

@@ -124,3 +124,10 @@ def test_principal_to_local_plugins():
     assert auth.resolve_principal_to_local(None) == auth.DEFAULT_PRINCIPAL_TO_LOCAL
     with pytest.raises(auth.UnknownAuthorizerError):
         auth.resolve_principal_to_local("com.example.Ptol")
+
+
+def test_get_strings_skips_nulls_like_object_reader():
+    """2.x stores topology.users with a null when there was no principal; it is skipped."""
+    assert auth.get_strings(["a", None, 3]) == ["a", "3"]
+    assert auth.get_strings("a") == ["a"]
+    assert auth.get_strings(None) == []

@@ -164,12 +164,12 @@ def request_principal(nimbus_conf):
 
 def get_strings(value):
     """Port of 2.8.8 ``ObjectReader.getStrings``: None -> [], a string -> [it], a collection
-    -> its items as strings."""
+    -> its non-null items as strings."""
     if value is None:
         return []
     if isinstance(value, str):
         return [value]
-    return [str(v) for v in value]
+    return [str(v) for v in value if v is not None]
 
 
 def check_conf(storm_name, topology_conf):
@@ -262,6 +262,9 @@ def simple_acl_permit(acl, principal, user, user_groups, operation, topology_con
     :param principal: the request principal's name; :param user: its local user name;
     :param user_groups: the user's groups (from the group-mapping service).
     :raises NoPrincipalError: when ``principal`` is None (Storm: NullPointerException).
+
+    Deliberate difference: 1.2.4 fails on a ``topology.users`` key holding null; here that
+    reads as no users, as 2.8.8's ``getStrings`` does.
     """
     if principal is None:
         raise NoPrincipalError(
