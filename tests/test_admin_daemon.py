@@ -18,9 +18,10 @@ from thrift.Thrift import TApplicationException
 from pynimbus.clojure_port import authorization as port_auth
 from pynimbus.cluster.serialization import deserialize
 from pynimbus.generated.storm.ttypes import (
-    AuthorizationException, Credentials, GetInfoOptions, KillOptions, LogConfig, LogLevel,
+    AuthorizationException, Credentials, ExecutorInfo, GetInfoOptions, KillOptions, LogConfig, LogLevel,
     LogLevelAction, NodeInfo, NotAliveException, NumErrorsChoice, ProfileAction, ProfileRequest,
-    RebalanceOptions)
+    RebalanceOptions, SupervisorWorkerHeartbeat, SupervisorWorkerHeartbeats, WorkerMetricList,
+    WorkerMetrics)
 
 BACKENDS = ["embedded", pytest.param("zookeeper", marks=pytest.mark.zookeeper)]
 
@@ -252,6 +253,12 @@ def checked_calls(storm_id):
             NodeInfo("h", {6700}), ProfileAction.JSTACK_DUMP, 1))),
         ("getComponentPendingProfileActions", dict(id=storm_id, component_id="words",
                                                    action=ProfileAction.JSTACK_DUMP)),
+        ("sendSupervisorWorkerHeartbeats", dict(heartbeats=SupervisorWorkerHeartbeats(
+            "sup-6700", [SupervisorWorkerHeartbeat(storm_id, [ExecutorInfo(1, 1)], 1)]))),
+        ("sendSupervisorWorkerHeartbeat", dict(heatbeat=SupervisorWorkerHeartbeat(
+            storm_id, [ExecutorInfo(1, 1)], 1))),
+        ("processWorkerMetrics", dict(metrics=WorkerMetrics(storm_id, 6700, "h",
+                                                            WorkerMetricList([])))),
     ]
 
 
@@ -278,10 +285,10 @@ def test_deny_authorizer_denies_every_checked_method_and_writes_nothing(tmp_path
                 "getTopologyInfoByName", "getTopologyInfoByNameWithOpts",
                 "getTopologyPageInfo", "getComponentPageInfo", "getSupervisorPageInfo",
                 "setLogConfig", "getLogConfig", "setWorkerProfiler",
-                "getComponentPendingProfileActions") else (
+                "getComponentPendingProfileActions", "sendSupervisorWorkerHeartbeat") else (
                 " on topology wc2" if method == "submitTopology" else "")) + " is not authorized"
             if method in ("setLogConfig", "getLogConfig", "setWorkerProfiler",
-                          "getComponentPendingProfileActions"):
+                          "getComponentPendingProfileActions", "processWorkerMetrics"):
                 assert internal_error(cluster, method, **kwargs) == expected, method
             else:
                 with pytest.raises(AuthorizationException) as e:
