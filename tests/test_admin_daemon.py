@@ -18,8 +18,8 @@ from thrift.Thrift import TApplicationException
 from pynimbus.clojure_port import authorization as port_auth
 from pynimbus.cluster.serialization import deserialize
 from pynimbus.generated.storm.ttypes import (
-    AuthorizationException, Credentials, ExecutorInfo, GetInfoOptions, KillOptions, LogConfig, LogLevel,
-    LogLevelAction, NodeInfo, NotAliveException, NumErrorsChoice, ProfileAction, ProfileRequest,
+    AuthorizationException, Credentials, ExecutorInfo, GetInfoOptions, KillOptions, LogConfig,
+    LogLevel, LogLevelAction, NodeInfo, NumErrorsChoice, ProfileAction, ProfileRequest,
     RebalanceOptions, SupervisorWorkerHeartbeat, SupervisorWorkerHeartbeats, WorkerMetricList,
     WorkerMetrics)
 

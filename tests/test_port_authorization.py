@@ -57,7 +57,8 @@ def test_noop_allows_deny_refuses_and_none_allows():
 
 def test_denied_message_is_storms():
     """``<op> on topology <name> is not authorized``; without a name just ``<op> ...``."""
-    assert auth.denied_message("killTopology", "wc") == "killTopology on topology wc is not authorized"
+    assert auth.denied_message("killTopology", "wc") == \
+        "killTopology on topology wc is not authorized"
     assert auth.denied_message("getClusterInfo", None) == "getClusterInfo is not authorized"
     assert isinstance(auth.authorization_error("x", None), ttypes.AuthorizationException)
 
