@@ -44,9 +44,10 @@ Derivation from ``bin/storm.py`` (apache/storm tags ``v1.2.4`` and ``v2.8.8``):
 * Main classes: 1.2.4 ``org.apache.storm.command.{kill_topology,activate,deactivate,list,
   rebalance}`` (Clojure namespaces in storm-core), 2.8.8 ``org.apache.storm.command.{KillTopology,
   Activate,Deactivate,ListTopologies,Rebalance}`` (storm-core 2.x, in ``lib``).  2.8.8 checks
-  some arguments before starting Java (a name for kill/activate/deactivate/rebalance,
-  non-negative ``-w``, positive ``-n``, ``-e name=count``) and exits 2 with a usage message, as
-  argparse does.
+  some arguments before starting Java: argparse (a name for kill/activate/deactivate/rebalance,
+  non-negative ``-w``, positive ``-n``) exits 2 with a usage message; rebalance's own
+  ``-e name=count`` check raises out of the script (exit 1).  1.2.4 exits 2 when
+  kill/activate/deactivate/rebalance get no argument at all.
 
 The 2.x client is run as 2.8.3 (:data:`maven.STORM_2X`), the newest 2.x whose jars Maven
 Central serves (see :mod:`.oracle.maven`); between v2.8.3 and v2.8.8 StormSubmitter changed one
@@ -55,6 +56,7 @@ the one reproduced for 2.x.
 """
 
 import argparse
+import collections
 import json
 import os
 import shlex
@@ -97,7 +99,12 @@ class StormClientError(RuntimeError):
 
 
 class StormUsageError(StormClientError):
-    """bin/storm.py itself refuses the arguments (exit code 2, before any JVM)."""
+    """bin/storm.py itself refuses the arguments, before any JVM: argparse exits with 2, a
+    check of its own raises out of ``main`` (exit 1)."""
+
+    def __init__(self, message, exit_code=2):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class StormClientTimeout(StormClientError):
@@ -109,7 +116,8 @@ class StormClientTimeout(StormClientError):
 
 
 def write_client_conf(conf_dir, port, host=LOOPBACK, extra=None):
-    """Write ``conf_dir/storm.yaml`` for a client of the Nimbus at ``host:port``; return its path."""
+    """Write ``conf_dir/storm.yaml`` for a client of the Nimbus at ``host:port``; return the
+    file's path."""
     conf = {"nimbus.seeds": [host], "nimbus.thrift.port": port}
     conf.update(extra or {})
     os.makedirs(conf_dir, exist_ok=True)
@@ -160,7 +168,8 @@ class StormHome:
             for jar in jars:
                 link = os.path.join(tmp, name, os.path.basename(jar))
                 if os.path.lexists(link):
-                    raise StormClientError("two jars named %s in %s" % (os.path.basename(jar), name))
+                    raise StormClientError("two jars named %s in %s"
+                                           % (os.path.basename(jar), name))
                 os.symlink(jar, link)
         with open(os.path.join(tmp, "manifest.json"), "w") as f:
             f.write(manifest)
@@ -298,91 +307,105 @@ def _classpath(home, lib_dir, daemon, extra):
     return os.pathsep.join(entries + list(extra))
 
 
+# What bin/storm.py makes of its arguments: the command, the arguments it passes on, -c options,
+# --config, --jars, which library directory and whether the daemon classpath entries are added.
+Invocation = collections.namedtuple(
+    "Invocation", "command args options conf_file jars lib_dir daemon")
+
+
+def _invocation_v1(argv):
+    """1.2.4: options pulled out anywhere, then ``COMMANDS[argv[0]](*rest)``."""
+    options, conf_file, jars, rest = _parse_v1(argv)
+    if not rest:
+        raise StormUsageError("storm: no command")
+    command, args = rest[0], rest[1:]
+    if command in ("kill", "activate", "deactivate", "rebalance") and not args:
+        raise StormUsageError("storm %s: a topology name is needed" % command)
+    # exec_storm_class's default daemon=True; jar passes daemon=False.
+    return Invocation(command, args, options, conf_file, jars, "lib", command != "jar")
+
+
+def _invocation_v2(argv):
+    """2.8.8: argparse per sub-command; ``jar`` forwards the parsed main arguments, every other
+    command its raw arguments without the common options."""
+    command, args = argv[0], argv[1:]
+    if command not in COMMANDS:
+        raise StormClientError("unsupported command %r (supported: %s)"
+                               % (command, ", ".join(COMMANDS)))
+    parsed, unknown = _parser_v2(command).parse_known_args(args)
+    for option in UNSUPPORTED_OPTIONS:
+        if getattr(parsed, option.lstrip("-"), ""):
+            raise StormClientError("%s needs a Storm distribution's dependency resolver" % option)
+    if command == "rebalance":
+        for executor in parsed.executor:
+            parts = executor.split("=")
+            try:
+                valid = len(parts) == 2 and int(parts[1]) >= 0
+            except ValueError:
+                valid = False
+            if not valid:
+                raise StormUsageError("argparse.ArgumentTypeError: Should be in the form "
+                                      "component_name=new_executor_count", exit_code=1)
+    options, conf_file = parsed.storm_config_opts, parsed.config or ""
+    if command != "jar":
+        return Invocation(command, _remove_common_options(args), options, conf_file, [], "lib",
+                          True)
+    main = [parsed.topology_jar_path, parsed.topology_main_class] + parsed.main_args + unknown
+    lib_dir = "lib" if parsed.storm_server_classpath else "lib-worker"
+    return Invocation(command, main, options, conf_file, parsed.jars.split(","), lib_dir, False)
+
+
 def java_command(version, conf_dir, argv, java=None, env=None):
     """The ``java`` command line bin/storm.py of ``version`` runs for ``storm <argv>``.
 
     :raises StormUsageError: arguments bin/storm.py refuses itself (exit code 2).
-    :raises StormClientError: unsupported command or option.
+    :raises StormClientError: java missing, unsupported command or option.
     :raises maven.MavenUnavailable: the jars cannot be resolved.
     """
     env = {} if env is None else env
-    generation = maven.generation(version)
     java = java or java_executable()
     if java is None:
         raise StormClientError("no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)")
-    argv = list(argv)
     if not argv:
-        raise StormClientError("no command")
-    home = StormHome(version).ensure()
-    if generation == "1.x":
-        options, conf_file, jars, rest = _parse_v1(argv)
-        if not rest:
-            raise StormUsageError("storm: no command")
-        command, args = rest[0], rest[1:]
-        if command in ("kill", "activate", "deactivate", "rebalance") and not args:
-            raise StormUsageError("storm %s: a topology name is needed" % command)
-    else:
-        command, args = argv[0], argv[1:]
-        if command not in COMMANDS:
-            raise StormClientError("unsupported command %r (supported: %s)"
-                                   % (command, ", ".join(COMMANDS)))
-        parsed, unknown = _parser_v2(command).parse_known_args(args)
-        for option in UNSUPPORTED_OPTIONS:
-            if getattr(parsed, option.lstrip("-"), ""):
-                raise StormClientError("%s needs a Storm distribution's dependency resolver"
-                                       % option)
-        options, conf_file = parsed.storm_config_opts, parsed.config or ""
-        if command == "rebalance":
-            for executor in parsed.executor:
-                name, sep, count = executor.partition("=")
-                if not sep or not count.lstrip("-").isdigit() or int(count) < 0:
-                    raise StormUsageError("storm rebalance: error: Should be in the form "
-                                           "component_name=new_executor_count")
-        if command == "jar":
-            jars = parsed.jars.split(",")
-            args = [parsed.topology_jar_path, parsed.topology_main_class] + parsed.main_args + unknown
-        else:
-            args = _remove_common_options(args)
-    if command not in COMMANDS:
+        raise StormUsageError("storm: no command")
+    generation = maven.generation(version)
+    inv = (_invocation_v1 if generation == "1.x" else _invocation_v2)(list(argv))
+    if inv.command not in COMMANDS:
         raise StormClientError("unsupported command %r (supported: %s)"
-                               % (command, ", ".join(COMMANDS)))
+                               % (inv.command, ", ".join(COMMANDS)))
+    home = StormHome(version).ensure()
     conf_dir = os.path.abspath(conf_dir)
-    effective_conf = conf_file or os.path.join(conf_dir, "storm.yaml")
-    log_dir = _conf_value(home, effective_conf, options, "storm.log.dir") or home.path("logs")
+    conf_file = inv.conf_file or os.path.join(conf_dir, "storm.yaml")
     jvm_opts = []
-    if command == "jar":
-        if len(args) < 2:
+    if inv.command == "jar":
+        if len(inv.args) < 2:
             raise StormUsageError("storm jar: a jar and a main class are needed")
-        jar, klass, main_args = os.path.abspath(args[0]), args[1], args[2:]
-        extra = [jar, conf_dir, home.path("bin")] + jars
-        if generation == "1.x":
-            lib_dir = "lib"
-        else:
-            lib_dir = "lib" if parsed.storm_server_classpath else "lib-worker"
-        daemon = False
+        jar, klass, main_args = os.path.abspath(inv.args[0]), inv.args[1], inv.args[2:]
+        extra = [jar, conf_dir, home.path("bin")] + inv.jars
         jvm_opts = shlex.split(env.get("STORM_JAR_JVM_OPTS", "")) + [
-            "-Dstorm.jar=" + jar, "-Dstorm.dependency.jars=" + ",".join(jars),
+            "-Dstorm.jar=" + jar, "-Dstorm.dependency.jars=" + ",".join(inv.jars),
             "-Dstorm.dependency.artifacts=" + json.dumps({})]
     else:
-        klass, main_args = COMMAND_CLASSES[generation][command], args
+        klass, main_args = COMMAND_CLASSES[generation][inv.command], inv.args
         extra = [conf_dir, home.path("bin")]
-        lib_dir, daemon = "lib", True
-    library_path = _conf_value(home, effective_conf, options, "java.library.path") or ""
+    log_dir = _conf_value(home, conf_file, inv.options, "storm.log.dir") or home.path("logs")
+    library_path = _conf_value(home, conf_file, inv.options, "java.library.path") or ""
     return [java, "-client", "-Ddaemon.name=",
-            "-Dstorm.options=" + ",".join(urllib.parse.quote_plus(o) for o in options),
+            "-Dstorm.options=" + ",".join(urllib.parse.quote_plus(o) for o in inv.options),
             "-Dstorm.home=" + home.root,
             "-Dstorm.log.dir=" + str(log_dir),
             "-Djava.library.path=" + str(library_path),
-            "-Dstorm.conf.file=" + conf_file,
-            "-cp", _classpath(home, lib_dir, daemon, extra)] + jvm_opts + [klass] + list(main_args)
+            "-Dstorm.conf.file=" + inv.conf_file,
+            "-cp", _classpath(home, inv.lib_dir, inv.daemon, extra)
+            ] + jvm_opts + [klass] + list(main_args)
 
 
 def storm(version, conf_dir, *argv, timeout=DEFAULT_TIMEOUT, java=None, env=None):
     """Run ``storm <argv>`` of Storm ``version`` with ``conf_dir`` as ``$STORM_CONF_DIR``.
 
     Returns a ``subprocess.CompletedProcess`` (text ``stdout``/``stderr``, ``args`` = the java
-    command line).  A usage error that bin/storm.py reports itself (2.x argparse) is returned
-    as exit code 2 with the message on stderr, without starting Java.
+    command line).  Arguments bin/storm.py refuses itself give its exit code (2 for argparse)
+    and the message on stderr, without starting Java.
 
     :param env: variables bin/storm.py reads (``STORM_JAR_JVM_OPTS``); the JVM inherits
         ``os.environ``.
@@ -393,9 +416,11 @@ def storm(version, conf_dir, *argv, timeout=DEFAULT_TIMEOUT, java=None, env=None
     try:
         cmd = java_command(version, conf_dir, argv, java=java, env=env)
     except StormUsageError as e:
-        return subprocess.CompletedProcess(["storm"] + list(argv), 2, "", str(e) + "\n")
-    proc = subprocess.Popen(cmd, cwd=StormHome(version).path("run"), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+        return subprocess.CompletedProcess(["storm"] + list(argv), e.exit_code, "",
+                                           str(e) + "\n")
+    proc = subprocess.Popen(cmd, cwd=StormHome(version).path("run"), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
