@@ -144,12 +144,17 @@ class NimbusDaemon:
             int(self.conf["nimbus.thrift.port"]), self.factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0",
             backlog=LISTEN_BACKLOG)
+        # Bound (the port number names this nimbus) but not accepting until it is registered
+        # and queued for leadership, as Storm serves only after joining the leader latch;
+        # clients wait in the listen backlog meanwhile.
+        self.port.stopReading()
         # known once the port is bound; 2.8.8 writes NimbusInfo.toHostPortString, which has the
         # TLS port too (host:port:tlsPort)
         self.blobs.nimbus_host_port = self.participant_id
         yield deferToThread(self._register)
         yield self.blobs.setup_blobstore()
         self._start_timers()
+        self.port.startReading()
         log.info("Nimbus %s (Storm %s generation) serving on %s", self.host_port,
                  self.conf.get("pynimbus.storm.compat"), self.port.getHost())
         return self
