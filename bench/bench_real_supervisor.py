@@ -1,0 +1,138 @@
+"""Drop-in latency under a real Storm supervisor: registration to the first worker heartbeat.
+
+Prints figures, asserts nothing.  pynimbus (``pynimbus dev`` in 1.x mode, monitor every second)
+runs on a real ZooKeeper started here.  Each run:
+
+1. submits storm-starter's ExclamationTopology (one worker) with the stock ``storm jar`` while
+   no supervisor is alive, so it waits unassigned;
+2. starts a fresh real Storm 1.2.4 supervisor (new id, empty ``storm.local.dir``; see
+   ``tests/compat/real_storm.py``) and waits for the worker's heartbeat;
+3. reads, from ZooKeeper's own clock, the creation time of ``/supervisors/<id>``
+   (registration), the last modification of ``/assignments/<storm id>`` (pynimbus's assignment
+   of the new slot) and the creation time of ``/workerbeats/<storm id>/<id>-<port>`` (the
+   worker's first heartbeat);
+4. kills the topology (wait 0) and stops the supervisor and its worker.
+
+Figures per run and the median: JVM start to registration (wall clock), registration to
+assignment, assignment to first heartbeat (download of the jar, code and conf from pynimbus,
+worker JVM start, its first heartbeat; the download alone as the supervisor's log reports it),
+and registration to first heartbeat.
+
+Usage: python bench/bench_real_supervisor.py [--runs N]   (needs Java, mvn or the jar cache)
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "tests"))
+sys.path.insert(0, REPO)
+
+from kazoo.client import KazooClient  # noqa: E402
+
+from compat import real_storm  # noqa: E402
+from compat.oracle import maven  # noqa: E402
+from compat.oracle.targets import pynimbus_target  # noqa: E402
+from nimbus_process import RawClient  # noqa: E402
+from pynimbus.cluster import make_cluster_state, paths  # noqa: E402
+from pynimbus.generated.storm.ttypes import KillOptions  # noqa: E402
+from zookeeper_server import ZooKeeperServer  # noqa: E402
+
+TIMEOUT = 180.0
+NAN = float("nan")
+# The 1.2.4 supervisor's Slot logs how long it waited for the jar, code and conf downloads.
+DOWNLOAD_RE = re.compile(r"STATE WAITING_FOR_BASIC_LOCALIZATION msInState: (\d+) ->")
+
+
+def poll(fn, what, timeout=TIMEOUT, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise RuntimeError("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def storm_id_of(state, name):
+    for storm_id in state.active_storms():
+        base = state.storm_base(storm_id)
+        if base is not None and base.name == name:
+            return storm_id
+    return None
+
+
+def one_run(index, zookeeper, target, state, zk, workdir):
+    root = target.cluster_conf["storm.zookeeper.root"]
+    name = "bench-exclaim-%d" % index
+    real_storm.storm_jar(maven.STORM_1X, target.port, os.path.join(workdir, "client-conf"),
+                         real_storm.starter_jar("1.x"), real_storm.EXCLAMATION_TOPOLOGY, [name],
+                         options={"topology.workers": 1, "topology.debug": False})
+    storm_id = poll(lambda: storm_id_of(state, name), "%s to be active" % name)
+    supervisor = real_storm.RealSupervisor(maven.STORM_1X, zookeeper.port, root, target.port,
+                                           slots=1)
+    try:
+        started = time.monotonic()
+        supervisor.start()
+        supervisor_id = poll(lambda: supervisor.supervisor_id, "the supervisor's id")
+        poll(lambda: state.supervisor_info(supervisor_id), "/supervisors/%s" % supervisor_id)
+        registered_wall = time.monotonic() - started
+        port = supervisor.ports[0]
+        beat_path = root + paths.workerbeat_path(storm_id, supervisor_id, port)
+        poll(lambda: zk.exists(beat_path), beat_path)
+        reg = zk.exists(root + paths.supervisor_path(supervisor_id)).ctime
+        assigned = zk.exists(root + paths.assignment_path(storm_id)).mtime
+        beat = zk.exists(beat_path).ctime
+        with RawClient(target.host, target.port) as client:
+            client.call("killTopologyWithOpts", name=name, options=KillOptions(wait_secs=0))
+        poll(lambda: not supervisor.worker_processes(), "the worker to stop")
+        download = DOWNLOAD_RE.search(supervisor.log_text())
+    finally:
+        supervisor.stop()
+    return {"jvm start -> registration": registered_wall,
+            "registration -> assignment": (assigned - reg) / 1000.0,
+            "assignment -> first heartbeat": (beat - assigned) / 1000.0,
+            "  of which blob download": int(download.group(1)) / 1000.0 if download else NAN,
+            "registration -> first heartbeat": (beat - reg) / 1000.0}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    reason = real_storm.unavailable_reason("1.x")
+    if reason:
+        print("real Storm %s supervisor unavailable: %s" % (maven.STORM_1X, reason))
+        return
+    with ZooKeeperServer() as zookeeper, \
+            pynimbus_target("1.x", zookeeper) as target, \
+            tempfile.TemporaryDirectory(prefix="pynimbus-bench-realsup-") as workdir:
+        state = make_cluster_state(target.cluster_conf)
+        zk = KazooClient(hosts="%s:%d" % (zookeeper.host, zookeeper.port))
+        zk.start()
+        try:
+            runs = []
+            for i in range(args.runs):
+                runs.append(one_run(i, zookeeper, target, state, zk, workdir))
+                print("run %d: %s" % (i + 1, ", ".join("%s %.2f s" % (k.strip(), v)
+                                                       for k, v in runs[-1].items())))
+                sys.stdout.flush()
+        finally:
+            zk.stop()
+            zk.close()
+            state.close()
+    print("real Storm %s supervisor + pynimbus 1.x, ExclamationTopology (1 worker), "
+          "median of %d:" % (maven.STORM_1X, len(runs)))
+    for key in runs[0]:
+        print("  %-32s %6.2f s" % (key, statistics.median(r[key] for r in runs)))
+
+
+if __name__ == "__main__":
+    main()
