@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 # Storm (and Twisted) default to 50; bursts of many `storm` clients then wait on SYN retries.
 LISTEN_BACKLOG = 1024
 
+# How often the leader latch is asked (in a thread) who leads; handlers read the answer.
+LEADERSHIP_POLL_SECS = 1.0
+
 
 def nimbus_hostname(conf):
     """``storm.local.hostname`` if set, else the canonical host name (as Storm's NimbusInfo)."""
@@ -62,6 +65,9 @@ class NimbusDaemon:
         self.cluster_state_factory = cluster_state_factory or make_cluster_state
         self.state = None
         self.latch = None
+        # (this nimbus leads, the leader's latch id): polled in a thread, read on the reactor,
+        # as Curator's LeaderLatch keeps hasLeadership in memory
+        self._leadership = (False, None)
         self.port = None
         self.factory = None
         self.started_at = None
@@ -99,13 +105,24 @@ class NimbusDaemon:
 
         Either generation's latch id is read (``NimbusInfo.parse`` takes both forms), so a
         mixed 1.x/2.x latch still names its leader."""
-        participant = self.latch.leader() if self.latch is not None else None
+        participant = self._leadership[1]
         if participant is None:
             return None
         return ":".join(participant.split(":")[:2])
 
     def is_leader(self):
-        return self.latch is not None and self.latch.is_leader()
+        """Whether this nimbus led at the latest poll (no I/O: safe on the reactor)."""
+        return self._leadership[0]
+
+    def _poll_leadership(self):
+        """Blocking: ask the latch whether we lead and who does (run in a thread)."""
+        if self.latch is None:
+            return (False, None)
+        return (self.latch.is_leader(), self.latch.leader())
+
+    @defer.inlineCallbacks
+    def refresh_leadership(self):
+        self._leadership = yield deferToThread(self._poll_leadership)
 
     def check_leader(self):
         """Port of ``is-leader`` with ``:throw-exception true``.
@@ -205,11 +222,13 @@ class NimbusDaemon:
         nimbus_id = self.host if two_x else self.host_port
         self.state.add_nimbus_host(nimbus_id, summary)
         self.latch = LeaderLatch(self.state.backend, self.participant_id)
+        self._leadership = self._poll_leadership()
 
     @defer.inlineCallbacks
     def monitor_tick(self):
         """The monitor timer: on gaining leadership send ``startup`` to every topology (1.x
         does it once at start, 2.x on every gain), then mk-assignments and cleanup."""
+        yield self.refresh_leadership()
         leader = self.is_leader()
         if leader and not self._was_leader:
             log.info("%s is the leader nimbus", self.host_port)
@@ -224,6 +243,10 @@ class NimbusDaemon:
         monitor.clock = self.reactor
         monitor.start(float(self.conf["nimbus.monitor.freq.secs"]), now=True)
         self.timers.append(monitor)
+        leadership = task.LoopingCall(_logged, self.refresh_leadership)
+        leadership.clock = self.reactor
+        leadership.start(LEADERSHIP_POLL_SECS, now=False)
+        self.timers.append(leadership)
         every = (
             (self.conf["nimbus.cleanup.inbox.freq.secs"], self.files.clean_inbox),
             (self.conf["nimbus.file.copy.expiration.secs"], self.files.expire_sessions),
@@ -268,6 +291,7 @@ class NimbusDaemon:
                 concern.close()
         if self.latch is not None:
             self.latch.close()
+            self._leadership = (False, None)
         self.state.close()
 
 
