@@ -382,3 +382,19 @@ def test_2x_log_config_owner_summaries_and_deny_names(make_cluster):
         with pytest.raises(AuthorizationException) as e:
             cluster.call(method, **kwargs)
         assert e.value.msg == message
+
+
+@pytest.mark.parametrize("compat", ["1.x", "2.x"])
+def test_debug_transport_user_is_recorded_as_the_submitter(make_cluster, compat):
+    """With debug.simple.transport.user set the request has that principal, and submit
+    stamps it into the stored conf (1.2.4: principal + user + topology.users; 2.8.8: the
+    local user as principal) whatever the authorizer."""
+    cluster = make_cluster(options=["debug.simple.transport.user=alice",
+                                    "pynimbus.storm.compat=%s" % compat])
+    storm_id = submit_word_count(cluster)
+    conf = json.loads(cluster.call("getTopologyConf", id=storm_id))
+    assert conf["topology.submitter.principal"] == "alice"
+    assert conf["topology.submitter.user"] == "alice"
+    assert "alice" in conf["topology.users"]
+    summary = cluster.call("getTopologyInfo", id=storm_id)
+    assert summary.owner == "alice"

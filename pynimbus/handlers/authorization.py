@@ -83,14 +83,15 @@ class Authorization:
         compat = conf.get("pynimbus.storm.compat", "1.x")
         try:
             authorizer = port_auth.resolve_authorizer(conf.get("nimbus.authorizer"))
-            acl = principal = user = None
+            acl = None
             groups = frozenset()
+            # the transport names the caller whatever the authorizer (submitTopology records
+            # it as the submitter)
+            to_local = port_auth.resolve_principal_to_local(conf.get("storm.principal.tolocal"))
+            principal = port_auth.request_principal(conf)
+            user = port_auth.principal_to_local(to_local, principal)
             if authorizer == port_auth.SIMPLE_ACL_AUTHORIZER:
-                to_local = port_auth.resolve_principal_to_local(
-                    conf.get("storm.principal.tolocal"))
                 acl = port_auth.prepare_simple_acl(conf, compat)
-                principal = port_auth.request_principal(conf)
-                user = port_auth.principal_to_local(to_local, principal)
                 groups = groups_of(user) if user else frozenset()
         except port_auth.UnknownAuthorizerError as e:
             raise ConfigError(str(e))

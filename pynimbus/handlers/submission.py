@@ -169,8 +169,9 @@ class SubmissionHandler:
         storm_id = make_storm_id(name, self.submitted_count, now)
         topology_conf = dict(topology_conf, **{"storm.id": storm_id, "topology.name": name})
         storm_conf = port_conf.normalize_conf(nimbus_conf, topology_conf, topology, compat)
-        storm_conf = port_conf.submitter_fields(storm_conf, nimbus_conf, principal=None,
-                                                os_user=self.os_user, compat=compat)
+        storm_conf = port_conf.submitter_fields(
+            storm_conf, nimbus_conf, principal=self.authorization.principal,
+            local_user=self.authorization.user, os_user=self.os_user, compat=compat)
         total_conf = dict(nimbus_conf)
         total_conf.update(storm_conf)
         if compat == "2.x":
