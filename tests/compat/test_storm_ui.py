@@ -1,15 +1,17 @@
 """The real Storm UI pointed at pynimbus: its pages load with pynimbus's content.
 
 Per generation, one cluster for the module: ``pynimbus dev`` in that compatibility mode on the
-session's real ZooKeeper, two fake supervisors (``oracle/supervisors.py``: 127.0.0.2 and 127.0.0.3, 4 slots each), three topologies
-submitted through our Thrift client as the golden capture does (word count, active, 3 workers;
-a one-spout-one-bolt topology started inactive; the every-grouping topology, 2 workers), each
-waited for until its assignment is written, then Storm's own UI daemon on a free loopback port
-(see ``storm_ui.py``): 1.x, ``org.apache.storm.ui.core`` of storm-core 1.2.4; 2.x, the 2.8.8
-storm-webapp built from ``$PYNIMBUS_STORM_SRC`` on the 2.8.3 jars.  Every test reads a UI REST endpoint and compares it with what pynimbus answers over
-Thrift (``getClusterInfo``, ``getTopologyPageInfo``, ``getComponentPageInfo``,
-``getSupervisorPageInfo``, ``getTopologyInfo``): HTTP 200, no ``error`` in the JSON, and the
-topology names/ids/status/workers/executors/tasks, supervisor hosts/slots and the leader equal.
+session's real ZooKeeper, two fake supervisors (``oracle/supervisors.py``: 127.0.0.2 and
+127.0.0.3, 4 slots each), three topologies submitted through our Thrift client as the golden
+capture does (word count, active, 3 workers; a one-spout-one-bolt topology started inactive; the
+every-grouping topology, 2 workers), each waited for until its assignment is written, then
+Storm's own UI daemon on a free loopback port (see ``storm_ui.py``): 1.x,
+``org.apache.storm.ui.core`` of storm-core 1.2.4; 2.x, the 2.8.8 storm-webapp built from
+``$PYNIMBUS_STORM_SRC`` on the 2.8.3 jars.  Every test reads a UI REST endpoint and compares it
+with what pynimbus answers over Thrift (``getClusterInfo``, ``getTopologyPageInfo``,
+``getComponentPageInfo``, ``getSupervisorPageInfo``, ``getTopologyInfo``): HTTP 200, no ``error``
+in the JSON, and the topology names/ids/status/workers/executors/tasks, supervisor hosts/slots
+and the leader equal.
 
 Runs with ``PYNIMBUS_COMPAT=1`` (``tox -e compat`` sets it).  1.x then needs Java and Storm
 1.2.4's jars in ``.cache/maven`` or ``mvn`` to resolve them (the first run downloads them); 2.x
@@ -64,7 +66,7 @@ COMPONENTS = [("ui_wordcount", "sentences"), ("ui_wordcount", "split"),
               ("ui_wordcount", "__acker")]
 ALL_TIME = ":all-time"
 
-# What each generation's pynimbus is, and the Storm version its fake supervisors report.
+# The Storm version the fake supervisors report, per generation.
 SUPERVISOR_VERSIONS = {"1.x": maven.STORM_1X, "2.x": maven.TARGET_2X}
 
 UICluster = collections.namedtuple("UICluster", "generation target ui storm_ids")
@@ -113,6 +115,11 @@ def page(cluster, path):
 
 def topology_path(cluster, name, suffix=""):
     return "/api/v1/topology/%s%s" % (urllib.parse.quote(cluster.storm_ids[name]), suffix)
+
+
+def topology_of(name):
+    """The StormTopology submitted as ``name``."""
+    return next(ref.topology for ref in TOPOLOGIES if ref.name == name)
 
 
 def executor_id(info):
@@ -217,7 +224,7 @@ def test_topology_page(cluster, name):
                       for cid, a in info.id_to_spout_agg_stats.items()}
     assert bolts == {cid: (a.common_stats.num_executors, a.common_stats.num_tasks)
                      for cid, a in info.id_to_bolt_agg_stats.items()}
-    topology = TOPOLOGIES[[r.name for r in TOPOLOGIES].index(name)].topology
+    topology = topology_of(name)
     assert set(spouts) == set(topology.spouts)
     assert set(bolts) == set(topology.bolts)  # system components hidden without sys=true
 
@@ -247,7 +254,7 @@ def test_component_page(cluster, name, component):
     info = call(cluster, "getComponentPageInfo", topology_id=storm_id, component_id=component,
                 window=ALL_TIME, is_include_sys=system)
     kind = {1: "bolt", 2: "spout"}[info.component_type]
-    topology = TOPOLOGIES[[r.name for r in TOPOLOGIES].index(name)].topology
+    topology = topology_of(name)
     if component in topology.spouts:
         assert kind == "spout"
     elif component in topology.bolts:
@@ -301,7 +308,7 @@ def test_topology_views(cluster, suffix):
     name = "ui_wordcount"
     body = page(cluster, topology_path(cluster, name, suffix))
     if suffix == "/visualization":
-        topology = TOPOLOGIES[0].topology
+        topology = topology_of(name)
         assert set(topology.spouts) | set(topology.bolts) <= set(body)
         # keyword keys, as the UI's JSON writer prints them
         assert [i[":component"] for i in body["count"][":inputs"]] == ["split"]
