@@ -60,6 +60,7 @@ import collections
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -181,13 +182,13 @@ class StormHome:
         try:
             os.rename(tmp, self.root)
         except OSError:
-            subprocess.run(["rm", "-rf", tmp], check=False)
+            shutil.rmtree(tmp, ignore_errors=True)
         if old:
-            subprocess.run(["rm", "-rf", old], check=False)
+            shutil.rmtree(old, ignore_errors=True)
         return self
 
     def defaults_yaml_value(self, key):
-        """``key``'s value in ``defaults.yaml`` of the release's Storm jar (a string)."""
+        """``key``'s value in ``defaults.yaml`` of the release's Storm jar (None if unset)."""
         jar_name = "storm-core" if self.generation == "1.x" else "storm-client"
         for jar in maven.client_classpath(self.version, maven.CLIENT_LIB):
             if os.path.basename(jar).startswith(jar_name + "-"):
@@ -438,7 +439,8 @@ def storm(version, conf_dir, *argv, timeout=DEFAULT_TIMEOUT, java=None, env=None
 
 def unavailable_reason(version):
     """Why the ``storm`` client of ``version`` cannot run here (resolving its jars), or None."""
-    if java_executable() is None:
+    java = java_executable()
+    if java is None or not os.access(shutil.which(java) or java, os.X_OK):
         return "no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)"
     try:
         StormHome(version).ensure()
