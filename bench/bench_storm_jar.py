@@ -8,8 +8,9 @@ matching compat mode) and against the real Nimbus of that version:
   ``ExclamationTopology`` from the reference topology jar; the time runs from starting the
   client until the StormBase says ACTIVE and ``/assignments/<id>`` exists in ZooKeeper
   (polled every 20 ms).  Median of N runs (default 5) after one unmeasured warm-up run; each
-  topology is killed (wait 0) and its removal awaited before the next run.  The client JVM's own run time (start-up, connecting,
-  uploading, exit) is printed separately, since it is most of the total for both daemons.
+  topology is killed (wait 0) and its removal awaited before the next run.  The client JVM's
+  own run time (start-up, connecting, uploading, exit) is printed separately, since it is most
+  of the total for both daemons.
 * memory: the resident set (VmRSS) of the daemon process while it serves three topologies
   (Exclamation, WordCount, TridentWordCount, submitted with `storm jar` and assigned), after
   the assignments have been stable for two seconds.

@@ -25,7 +25,6 @@ empty) and one to submit; every other command opens one.
 import itertools
 import json
 import os
-import re
 import socket
 import struct
 import threading
