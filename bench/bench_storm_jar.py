@@ -41,6 +41,7 @@ from compat.oracle.targets import java_target, pynimbus_target  # noqa: E402
 from nimbus_process import RawClient  # noqa: E402
 from pynimbus.cluster import make_cluster_state  # noqa: E402
 from pynimbus.generated.storm.ttypes import KillOptions, TopologyStatus  # noqa: E402
+from pynimbus.handlers.lifecycle import storm_id_of  # noqa: E402
 from zookeeper_server import ZooKeeperServer  # noqa: E402
 
 SUPERVISORS = [SupervisorSpec("bench-jar-a", "127.0.0.2", list(range(6700, 6708))),
@@ -55,14 +56,6 @@ def rss_mib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
-
-
-def storm_id_of(state, name):
-    for storm_id in state.active_storms():
-        base = state.storm_base(storm_id)
-        if base is not None and base.name == name:
-            return storm_id
-    return None
 
 
 def running(state, name):

@@ -231,10 +231,7 @@ class CountingProxy:
         except OSError:
             pass
         finally:
-            try:
-                dst.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+            close_write(dst)
 
     @staticmethod
     def _pump_raw(src, dst):
@@ -247,10 +244,15 @@ class CountingProxy:
         except OSError:
             pass
         finally:
-            try:
-                dst.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+            close_write(dst)
+
+
+def close_write(sock):
+    """Pass the end of one direction on (the peer reads EOF); the socket may be gone already."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
 
 
 def method_name(payload):
