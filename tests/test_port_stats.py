@@ -248,6 +248,17 @@ def test_executors_without_heartbeat_count_with_zero_stats():
     assert page.topology_stats.window_to_emitted == {}
 
 
+def test_topology_page_with_system_stats_counts_executors_without_heartbeat_as_zero():
+    """With include-sys the filter is the identity: an executor with no beat has no emitted
+    map, which 1.2.4 sums to 0 (``(sum (vals nil))``) instead of failing."""
+    beats = {e: b for e, b in BEATS.items() if e not in ((3, 3), (5, 5))}
+    page = topo_page(include_sys=True, beats=beats)
+    assert page.id_to_bolt_agg_stats["count"].common_stats.emitted == 120  # 60 + __ack_ack 60
+    assert page.id_to_spout_agg_stats["words"].common_stats.emitted == 200  # 100 + 100
+    assert topo_page(include_sys=True, beats={}).id_to_bolt_agg_stats[
+        "__acker"].common_stats.transferred == 0
+
+
 # Component page
 
 

@@ -168,6 +168,11 @@ def mk_include_sys_filter(include_sys):
                       if isinstance(k, str) and not is_system_id(k)}
 
 
+def sum_vals(m):
+    """Clojure ``(sum (vals m))``: the sum of a map's values, 0 for a missing (nil) map."""
+    return sum((m or {}).values())
+
+
 def aggregate_count_streams(stats):
     """Port of stats.clj ``aggregate-count-streams``: ``{window: {stream: n}}`` ->
     ``{window: sum}``."""
@@ -333,11 +338,11 @@ def agg_pre_merge_topo_page_bolt(data, window, include_sys):
     totals.update(
         num_executors=1,
         num_tasks=data["num_tasks"],
-        emitted=sum(sys_filter(_at(stats, "emitted", window)).values()),
-        transferred=sum(sys_filter(_at(stats, "transferred", window)).values()),
+        emitted=sum_vals(sys_filter(_at(stats, "emitted", window))),
+        transferred=sum_vals(sys_filter(_at(stats, "transferred", window))),
         capacity=compute_agg_capacity(stats, data["uptime"]),
-        acked=sum((_at(stats, "acked", window) or {}).values()),
-        failed=sum((_at(stats, "failed", window) or {}).values()))
+        acked=sum_vals(_at(stats, "acked", window)),
+        failed=sum_vals(_at(stats, "failed", window)))
     return {data["comp_id"]: totals}
 
 
@@ -350,9 +355,9 @@ def agg_pre_merge_topo_page_spout(data, window, include_sys):
     totals.update(
         num_executors=1,
         num_tasks=data["num_tasks"],
-        emitted=sum(sys_filter(_at(stats, "emitted", window)).values()),
-        transferred=sum(sys_filter(_at(stats, "transferred", window)).values()),
-        failed=sum((_at(stats, "failed", window) or {}).values()))
+        emitted=sum_vals(sys_filter(_at(stats, "emitted", window))),
+        transferred=sum_vals(sys_filter(_at(stats, "transferred", window))),
+        failed=sum_vals(_at(stats, "failed", window)))
     return {data["comp_id"]: totals}
 
 
