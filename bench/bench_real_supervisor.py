@@ -73,8 +73,7 @@ def one_run(index, zookeeper, target, state, zk, workdir):
     root = target.cluster_conf["storm.zookeeper.root"]
     name = "bench-exclaim-%d" % index
     real_storm.storm_jar(maven.STORM_1X, target.port, os.path.join(workdir, "client-conf"),
-                         real_storm.starter_jar("1.x"), real_storm.EXCLAMATION_TOPOLOGY, [name],
-                         options={"topology.workers": 1, "topology.debug": False})
+                         real_storm.exclamation_topology("1.x", name))
     storm_id = poll(lambda: storm_id_of(state, name), "%s to be active" % name)
     supervisor = real_storm.RealSupervisor(maven.STORM_1X, zookeeper.port, root, target.port,
                                            slots=1)

@@ -1,6 +1,6 @@
 """Real Storm supervisors (and the Java workers they launch) run against pynimbus, on loopback.
 
-What a supervisor needs, read from Storm 1.2.4's sources:
+What a supervisor needs, read from Storm 1.2.4's sources (2.8.3's differ where said):
 
 * ``storm.home`` (``-Dstorm.home``): ``BasicContainer`` builds each worker's classpath from
   ``<storm.home>/lib/*`` (2.x: ``<storm.home>/lib-worker/*``), ``<storm.home>/extlib/*`` and
@@ -18,6 +18,9 @@ What a supervisor needs, read from Storm 1.2.4's sources:
 * ``worker.childopts``: the 1.2.4 default names ``-XX:+PrintGCDateStamps`` and friends, which
   Java 9+ refuses ("Unrecognized VM option"), so we replace it: a small heap, the hosts-file
   workaround (the worker's own ZooKeeper client has the same Java 14+ bug) and IPv4.
+* 2.x only: ``supervisor.thrift.port`` (a free port: Nimbus pushes assignments there, workers
+  send their heartbeats there) and a short ``executor.metrics.frequency.secs`` (how often a 2.x
+  worker writes its statistics to ``/workerbeats``; 60 s upstream).
 * ``JAVA_HOME``: ``BasicContainer.javaCmd`` runs ``$JAVA_HOME/bin/java`` for the LogWriter and
   the worker; we set it to the Java that runs the supervisor.
 
@@ -28,8 +31,8 @@ then SIGKILL to the whole group.  Worker processes are found through ``/proc`` (
 command line: the worker main class followed by ``<storm id> <supervisor id> [<supervisor
 port>] <port> <worker id>``).
 
-:func:`storm_jar` submits a topology with the real ``StormSubmitter``: the starter's ``main``
-run by ``storm jar`` (:mod:`.storm_cli`).
+:func:`storm_jar` submits a topology with the real ``StormSubmitter``: the topology's ``main``
+run by the stock ``storm jar`` (:mod:`.storm_cli`); :func:`exclamation_topology` says which.
 """
 
 import collections
@@ -44,9 +47,9 @@ import time
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport.TTransport import TMemoryBuffer
 
-from . import storm_cli
+from . import storm_cli, topology_jars
 from .oracle import maven
-from .oracle.java_nimbus import java_executable, write_hosts_file, yaml_lines
+from .oracle.java_nimbus import java_executable, terminate, write_hosts_file, yaml_lines
 from nimbus_process import LOOPBACK, free_port
 from pynimbus.generated.storm import ttypes
 
@@ -54,15 +57,14 @@ SUPERVISOR_CLASS = "org.apache.storm.daemon.supervisor.Supervisor"
 LOG_WRITER_CLASS = "org.apache.storm.LogWriter"
 WORKER_CLASS = {"1.x": "org.apache.storm.daemon.worker",
                 "2.x": "org.apache.storm.daemon.worker.Worker"}
-# Directory of the worker classpath under storm.home (BasicContainer.frameworkClasspath).
-WORKER_LIB_DIR = {"1.x": "lib", "2.x": "lib-worker"}
 
-STARTER_GROUP = "org.apache.storm"
-STARTER_ARTIFACT = "storm-starter"
 # storm-starter 1.2.4 is not published; 1.2.2's jar is (compiled against storm-core 1.2.2, whose
-# API the topologies use unchanged in 1.2.4).
-STARTER_VERSION = {"1.x": "1.2.2", "2.x": maven.STORM_2X}
-EXCLAMATION_TOPOLOGY = "org.apache.storm.starter.ExclamationTopology"
+# API the topologies use unchanged in 1.2.4).  No 2.x storm-starter is served by Maven Central.
+STARTER = ("org.apache.storm", "storm-starter", "1.2.2")
+STARTER_EXCLAMATION = "org.apache.storm.starter.ExclamationTopology"
+
+# How to submit an ExclamationTopology (word -> exclaim1 -> exclaim2) with one worker.
+Topology = collections.namedtuple("Topology", "jar main_class args options executors")
 
 WORKER_HEAP_MB = 256
 SUPERVISOR_JVM_FLAGS = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -126,19 +128,37 @@ def unavailable_reason(generation):
         return "no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)"
     version = maven.STORM_1X if generation == "1.x" else maven.STORM_2X
     try:
-        maven.resolve_classpath(version)
-        starter_jar(generation)
+        home_jars(version)
+        exclamation_topology(generation, "probe")
     except maven.MavenUnavailable as e:
         return str(e)
     return storm_cli.unavailable_reason(version)
 
 
-def starter_jar(generation):
-    """Path of the storm-starter jar for ``generation`` (fetched into the Maven cache if needed).
+def starter_jar():
+    """Path of storm-starter 1.2.2's jar (fetched into the Maven cache if needed).
 
     :raises maven.MavenUnavailable: no mvn, Maven Central unreachable or the jar not served.
     """
-    return maven.artifact_jar(STARTER_GROUP, STARTER_ARTIFACT, STARTER_VERSION[generation])
+    return maven.artifact_jar(*STARTER)
+
+
+def exclamation_topology(generation, name):
+    """The :class:`Topology` submitting an ExclamationTopology named ``name`` (one worker).
+
+    1.x: storm-starter 1.2.2's, its own ``main`` (10 spouts, 3 + 2 bolts and the acker: 16
+    executors), with ``-c topology.workers=1 -c topology.debug=false`` (its ``main`` asks for 3
+    workers and debug logging of every tuple).  2.x: the reference topologies'
+    (``tests/compat/java``, built against storm-client 2.8.3 by :mod:`.topology_jars`), whose
+    ``main`` takes the worker count (2 spouts, 3 + 2 bolts, the acker: 8 executors).
+
+    :raises maven.MavenUnavailable: the jar cannot be fetched or built.
+    """
+    if generation == "1.x":
+        return Topology(starter_jar(), STARTER_EXCLAMATION, [name],
+                        {"topology.workers": 1, "topology.debug": False}, 16)
+    return Topology(topology_jars.topology_jar(maven.STORM_2X), topology_jars.EXCLAMATION,
+                    [name, "1"], {}, 8)
 
 
 def java_home(java):
@@ -146,26 +166,42 @@ def java_home(java):
     return os.path.dirname(os.path.dirname(os.path.realpath(shutil.which(java) or java)))
 
 
+def home_jars(version):
+    """``{lib directory name: [jars]}`` of a storm.home (:class:`StormHome`).
+
+    :raises maven.MavenUnavailable: the jars cannot be resolved.
+    """
+    dirs = {"lib": maven.resolve_classpath(version)}
+    if maven.generation(version) == "2.x":
+        dirs["lib-worker"] = maven.client_classpath(version, maven.CLIENT_LIB_WORKER)
+    return dirs
+
+
 class StormHome:
-    """A ``storm.home`` for one Storm version in ``root``: lib (symlinks), log4j2, conf, hosts."""
+    """A ``storm.home`` for one Storm version in ``root``: lib (symlinks), log4j2, conf, hosts.
+
+    1.x: ``lib`` = storm-core and its dependencies, for the supervisor and the workers.  2.x:
+    ``lib`` = storm-server + storm-client (the daemons), ``lib-worker`` = storm-client and its
+    dependencies (what upstream's binary distribution puts there for workers).
+    """
 
     def __init__(self, version, root):
         self.version = version
         self.generation = maven.generation(version)
         self.root = root
-        self.classpath = maven.resolve_classpath(version)
         self.lib_dir = os.path.join(root, "lib")
         self.conf_dir = os.path.join(root, "conf")
         self.log4j2_dir = os.path.join(root, "log4j2")
         self.hosts_file = os.path.join(root, "hosts")
 
     def build(self):
-        lib_dirs = {self.lib_dir, os.path.join(self.root, WORKER_LIB_DIR[self.generation])}
+        lib_dirs = {os.path.join(self.root, name): jars
+                    for name, jars in home_jars(self.version).items()}
         for directory in sorted(lib_dirs) + [self.conf_dir, self.log4j2_dir,
                                              os.path.join(self.root, "extlib")]:
             os.makedirs(directory, exist_ok=True)
-        for directory in lib_dirs:
-            for jar in self.classpath:
+        for directory, jars in lib_dirs.items():
+            for jar in jars:
                 link = os.path.join(directory, os.path.basename(jar))
                 if not os.path.lexists(link):
                     os.symlink(jar, link)
@@ -187,6 +223,15 @@ def supervisor_conf(generation, zk_port, zk_root, nimbus_port, slots, local_dir,
                    "-Djava.net.preferIPv4Stack=true"]
     if generation == "1.x":
         worker_opts.append("-Djdk.net.hosts.file=" + hosts_file)
+    else:
+        extra = dict({
+            # Nimbus pushes assignments to <storm.local.hostname>:<this port>; the workers send
+            # their heartbeats to it.
+            "supervisor.thrift.port": free_port(),
+            # How often 2.x workers write their statistics to /workerbeats (a daemon key: the
+            # worker reads it from this file, not from the topology conf); 60 s upstream.
+            "executor.metrics.frequency.secs": 3,
+        }, **(extra or {}))
     conf = {
         "storm.zookeeper.servers": ["localhost"] if generation == "1.x" else [LOOPBACK],
         "storm.zookeeper.port": zk_port,
@@ -272,18 +317,11 @@ class RealSupervisor:
         try:
             if self.process is not None:
                 pgid = self.process.pid
-                if self.process.poll() is None:
-                    self.process.send_signal(signal.SIGTERM)
-                    try:
-                        self.process.wait(timeout)
-                    except subprocess.TimeoutExpired:
-                        pass
+                terminate(self.process, timeout)
                 try:
                     os.killpg(pgid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-                if self.process.poll() is None:
-                    self.process.wait(30)
                 deadline = time.monotonic() + 30
                 while group_members(pgid) and time.monotonic() < deadline:
                     time.sleep(0.05)
@@ -411,15 +449,15 @@ def cmdline(pid):
         return []
 
 
-def storm_jar(version, nimbus_port, conf_dir, jar, main_class, args, options=None,
-              timeout=300.0):
-    """``storm jar <jar> <main_class> <args> -c k=v...`` (Storm ``version``) against pynimbus.
+def storm_jar(version, nimbus_port, conf_dir, topology, timeout=300.0):
+    """``storm jar <jar> <main class> <args> -c k=v...`` (Storm ``version``) for a
+    :class:`Topology`, against the Nimbus on 127.0.0.1:``nimbus_port``.
 
     Returns the client's output; raises :class:`RealStormError` with it when it fails.
     """
     storm_cli.write_client_conf(conf_dir, nimbus_port)
-    argv = ["jar", jar, main_class] + list(args)
-    for key, value in sorted((options or {}).items()):
+    argv = ["jar", topology.jar, topology.main_class] + list(topology.args)
+    for key, value in sorted(topology.options.items()):
         argv += ["-c", "%s=%s" % (key, json.dumps(value))]
     proc = storm_cli.storm(version, conf_dir, *argv, timeout=timeout)
     output = proc.stdout + proc.stderr

@@ -1,18 +1,23 @@
-"""A real Storm 1.2.4 supervisor, and the Java workers it launches, run what pynimbus assigns.
+"""Real Storm supervisors, and the Java workers they launch, run what pynimbus assigns.
 
-pynimbus (``pynimbus dev`` in 1.x mode) and an unmodified
-``org.apache.storm.daemon.supervisor.Supervisor`` from storm-core 1.2.4 share the session's real
-ZooKeeper.  Two storm-starter ``ExclamationTopology`` instances are submitted by the real
-``StormSubmitter`` (the starter's own ``main``, as ``storm jar`` runs it, one worker each).  The
-tests then watch, from the outside, what the supervisor does with pynimbus's assignments: its
-``/supervisors`` node, its LocalState, the worker JVMs in its process group, their
-``/workerbeats`` nodes and the executor statistics pynimbus reads back from them; then a kill
-with wait 0, a rebalance to two workers and a kill with wait 1, all through pynimbus's Thrift API.
+pynimbus (``pynimbus dev``, 1.x or 2.x mode) and an unmodified
+``org.apache.storm.daemon.supervisor.Supervisor`` (storm-core 1.2.4, or storm-server 2.8.3) share
+the session's real ZooKeeper.  Two ExclamationTopology instances are submitted by the stock
+``storm jar`` (the real ``StormSubmitter``; one worker each; storm-starter 1.2.2's for 1.x, the
+reference topologies' for 2.x, see ``real_storm.exclamation_topology``).  The tests then watch,
+from the outside, what the supervisor does with pynimbus's assignments: its ``/supervisors``
+node, its LocalState, the worker JVMs in its process group, their ``/workerbeats`` nodes and the
+executor statistics pynimbus reads back from them; then a kill with wait 0, a rebalance to two
+workers and a kill with wait 1, all through pynimbus's Thrift API.  A 1.2.4 supervisor reads the
+assignments from ZooKeeper; a 2.8.3 one gets them pushed to its Thrift port and pulls them with
+``getSupervisorAssignments``, and relays its workers' heartbeats to
+``sendSupervisorWorkerHeartbeats`` (the liveness pynimbus 2.x uses for 2.x topologies).
 
-The tests of this module run in file order on one shared cluster (each step builds on the
-previous one).  Opt-in: ``PYNIMBUS_COMPAT=1`` (they start JVMs: about 1.5 minutes on 2 cores),
-plus Java, Debian's ZooKeeper and the Storm jars (Maven Central on first use, then
-``.cache/maven``); otherwise they are skipped with the reason.
+The tests of this module run in file order on one shared cluster per generation (each step
+builds on the previous one).  Opt-in: ``PYNIMBUS_COMPAT=1`` (``tox -e compat``; they start JVMs:
+about a minute per generation on 2 cores), plus Java, Debian's ZooKeeper and the Storm jars
+(Maven Central on first use, then ``.cache/maven``); otherwise they are skipped with the
+reason.
 """
 
 import collections
@@ -34,28 +39,35 @@ ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
 pytestmark = [
     pytest.mark.compat,
     pytest.mark.skipif(not ENABLED, reason="real Storm supervisor tests run with "
-                                           "PYNIMBUS_COMPAT=1: they start Java supervisors and "
-                                           "workers"),
+                                           "PYNIMBUS_COMPAT=1 (tox -e compat): they start Java "
+                                           "supervisors and workers"),
 ]
 
-STORM_VERSION = maven.STORM_1X
+STORM_VERSIONS = {"1.x": maven.STORM_1X, "2.x": maven.STORM_2X}
 TOPOLOGY_A = "exclaim-a"
 TOPOLOGY_B = "exclaim-b"
 # pynimbus must rely on the workers' real heartbeats soon after launch (default 120 s).
 PYNIMBUS_CONF = {"nimbus.task.launch.secs": 20, "nimbus.task.timeout.secs": 30}
-SUBMIT_OPTIONS = {"topology.workers": 1, "topology.debug": False}
+# A 2.x supervisor deletes a killed topology's files once Nimbus no longer has its blobs
+# (isRemoteBlobExists, asked every supervisor.localizer.cleanup.interval.ms, 30 s), and a
+# 2.x Nimbus deletes them nimbus.topology.blobstore.deletion.delay.ms (5 min) after the kill:
+# both shortened.
+EXTRA_CONF = {"1.x": ({}, {}),
+              "2.x": ({"nimbus.topology.blobstore.deletion.delay.ms": 1000},
+                      {"supervisor.localizer.cleanup.interval.ms": 1000})}
 WAIT = 120.0
 
 
 class RealCluster:
     """pynimbus + one real supervisor (3 slots) on one ZooKeeper root, and ways to look at them."""
 
-    def __init__(self, target, supervisor, workdir):
+    def __init__(self, generation, target, supervisor, workdir):
+        self.generation = generation
+        self.version = STORM_VERSIONS[generation]
         self.target = target
         self.supervisor = supervisor
         self.workdir = workdir
         self.state = make_cluster_state(target.cluster_conf)
-        self.jar = real_storm.starter_jar("1.x")
         self.pids_at_start = {}
 
     def close(self):
@@ -84,10 +96,13 @@ class RealCluster:
                             % (timeout, what, self.diagnostics()))
             time.sleep(interval)
 
+    def topology(self, name):
+        return real_storm.exclamation_topology(self.generation, name)
+
     def submit(self, name):
-        return real_storm.storm_jar(
-            STORM_VERSION, self.target.port, os.path.join(self.workdir, "client-conf"), self.jar,
-            real_storm.EXCLAMATION_TOPOLOGY, [name], options=SUBMIT_OPTIONS)
+        return real_storm.storm_jar(self.version, self.target.port,
+                                    os.path.join(self.workdir, "client-conf"),
+                                    self.topology(name))
 
     def storm_id(self, name):
         for storm_id in self.state.active_storms():
@@ -152,6 +167,11 @@ class RealCluster:
                 chunks.append(chunk)
 
 
+def beat_executors(cluster, storm_id, port):
+    beat = cluster.heartbeat(storm_id, port)
+    return {(e.task_start, e.task_end) for e in beat.executor_stats} if beat else set()
+
+
 def component_totals(info, window=":all-time"):
     """``{component: {"emitted", "transferred", "executed"}}`` summed over executors/streams."""
     totals = collections.defaultdict(lambda: collections.Counter())
@@ -192,20 +212,27 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-@pytest.fixture(scope="module")
-def cluster(zookeeper_server, tmp_path_factory):
-    reason = real_storm.unavailable_reason("1.x")
+@pytest.fixture(scope="module", params=["1.x", "2.x"])
+def cluster(request, zookeeper_server, tmp_path_factory):
+    """pynimbus in ``generation`` mode + a real supervisor of that generation (3 slots), both
+    topologies submitted."""
+    generation = request.param
+    reason = real_storm.unavailable_reason(generation)
     if reason:
-        pytest.skip("a real Storm %s supervisor cannot run here: %s" % (STORM_VERSION, reason))
-    workdir = str(tmp_path_factory.mktemp("real-supervisor"))
-    with pynimbus_target("1.x", zookeeper_server, conf=PYNIMBUS_CONF) as target:
+        pytest.skip("a real Storm %s supervisor cannot run here: %s"
+                    % (STORM_VERSIONS[generation], reason))
+    workdir = str(tmp_path_factory.mktemp("real-supervisor-" + generation))
+    nimbus_conf, supervisor_conf = EXTRA_CONF[generation]
+    with pynimbus_target(generation, zookeeper_server,
+                         conf=dict(PYNIMBUS_CONF, **nimbus_conf)) as target:
         supervisor = real_storm.RealSupervisor(
-            STORM_VERSION, zookeeper_server.port, target.cluster_conf["storm.zookeeper.root"],
-            target.port, slots=3)
+            STORM_VERSIONS[generation], zookeeper_server.port,
+            target.cluster_conf["storm.zookeeper.root"], target.port, slots=3,
+            conf=supervisor_conf)
         real = None
         try:
             supervisor.start()
-            real = RealCluster(target, supervisor, workdir)
+            real = RealCluster(generation, target, supervisor, workdir)
             # Both submissions go while the supervisor JVM starts.
             for name in (TOPOLOGY_A, TOPOLOGY_B):
                 output = real.submit(name)
@@ -241,10 +268,12 @@ def test_supervisor_registers_its_slots(cluster):
     assert info.hostname == "127.0.0.1"
     assert info.assignment_id == supervisor_id
     assert sorted(info.meta) == sorted(cluster.supervisor.ports)
-    assert info.version == STORM_VERSION
+    assert info.version == cluster.version
+    if cluster.generation == "2.x":
+        assert info.server_port == cluster.supervisor.conf["supervisor.thrift.port"]
     summaries = cluster.call("getClusterInfo").supervisors
     assert [(s.supervisor_id, s.host, s.num_workers, s.version) for s in summaries] == [
-        (supervisor_id, "127.0.0.1", 3, STORM_VERSION)]
+        (supervisor_id, "127.0.0.1", 3, cluster.version)]
 
 
 def test_workers_run_the_assignments_pynimbus_made(cluster, running):
@@ -252,24 +281,26 @@ def test_workers_run_the_assignments_pynimbus_made(cluster, running):
     storm_ids = [storm_id for storm_id, _ in running.values()]
     ports = [port for _, slots in running.values() for port in slots]
     assert len(set(ports)) == 2 and set(ports) <= set(cluster.supervisor.ports)
-    for storm_id, slots in running.values():
-        # Exactly what pynimbus assigned: 16 single-task executors (10 spouts, 3 + 2 bolts, the
-        # acker) in one worker.
+    for name, (storm_id, slots) in running.items():
+        # Every executor of the topology (single-task ones) in the one worker.
         (executors,) = slots.values()
-        assert executors == [(t, t) for t in range(1, 17)]
+        assert executors == [(t, t) for t in range(1, cluster.topology(name).executors + 1)]
         (worker,) = cluster.workers(storm_id).values()
         assert (worker.storm_id, worker.supervisor_id) == (storm_id, cluster.supervisor_id)
-        beat = cluster.heartbeat(storm_id, worker.port)
-        assert beat.storm_id == storm_id
-        assert {(e.task_start, e.task_end) for e in beat.executor_stats} >= {(-1, -1)}
+        assert cluster.heartbeat(storm_id, worker.port).storm_id == storm_id
+        # Once its executors run, the worker's beats cover them and its system executor (the
+        # first 2.x beat, written before the executors start, has none).
+        cluster.wait(lambda: beat_executors(cluster, storm_id, worker.port)
+                     == set(executors) | {(-1, -1)},
+                     "%s's heartbeat to cover its executors" % storm_id)
     assert sorted(cluster.state.heartbeat_storms()) == sorted(storm_ids)
 
 
 def test_supervisor_downloaded_the_blobs_pynimbus_serves(cluster, running):
-    """stormjar.jar is the submitted starter jar; stormcode/stormconf are pynimbus's blobs."""
-    with open(cluster.jar, "rb") as f:
-        jar_digest = sha256(f.read())
-    for storm_id, _ in running.values():
+    """stormjar.jar is the submitted jar; stormcode/stormconf are pynimbus's blobs."""
+    for name, (storm_id, _) in running.items():
+        with open(cluster.topology(name).jar, "rb") as f:
+            jar_digest = sha256(f.read())
         root = cluster.stormdist(storm_id)
         with open(os.path.join(root, "stormjar.jar"), "rb") as f:
             assert sha256(f.read()) == jar_digest
@@ -335,7 +366,7 @@ def test_rebalance_to_two_workers_relaunches_the_workers(cluster, running):
     slots = cluster.wait(lambda: cluster.running_as_assigned(storm_a, 2),
                          "%s to run on two workers" % storm_a)
     assert sorted(e for executors in slots.values() for e in executors) == [
-        (t, t) for t in range(1, 17)]
+        (t, t) for t in range(1, cluster.topology(TOPOLOGY_A).executors + 1)]
     new = cluster.workers(storm_a)
     assert not {w.worker_id for w in new.values()} & {w.worker_id for w in old.values()}
     assert not {w.pid for w in new.values()} & {w.pid for w in old.values()}
