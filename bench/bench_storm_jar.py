@@ -7,10 +7,11 @@ matching compat mode) and against the real Nimbus of that version:
 * `storm jar` to running: the stock client (``tests/compat/storm_cli.py``) submits
   ``ExclamationTopology`` from the reference topology jar; the time runs from starting the
   client until the StormBase says ACTIVE and ``/assignments/<id>`` exists in ZooKeeper
-  (polled every 20 ms).  Median of N runs (default 5) after one unmeasured warm-up run; each
-  topology is killed (wait 0) and its removal awaited before the next run.  The client JVM's
-  own run time (start-up, connecting, uploading, exit) is printed separately, since it is most
-  of the total for both daemons.
+  (polled every 20 ms).  Both daemons run at once and the runs alternate between them, so the
+  machine's load weighs on both alike; median of N runs each (default 5) after one unmeasured
+  warm-up run each; each topology is killed (wait 0) and its removal awaited before the next.
+  The client JVM's own run time (start-up, connecting, uploading, exit) is printed separately,
+  since it is most of the total for both daemons.
 * memory: the resident set (VmRSS) of the daemon process while it serves three topologies
   (Exclamation, WordCount, TridentWordCount, submitted with `storm jar` and assigned), after
   the assignments have been stable for two seconds.
@@ -23,7 +24,9 @@ Usage: python bench/bench_storm_jar.py [--runs N] [--versions 1.2.4,2.8.3]
 """
 
 import argparse
+import contextlib
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -108,38 +111,80 @@ def settle(state, storm_ids, secs=2.0, timeout=60.0):
         time.sleep(0.1)
 
 
-def bench_target(version, make_target, runs, jar, pid_of):
-    with make_target() as target, \
-            FakeSupervisors(target.cluster_conf, SUPERVISORS, target.storm_version):
-        state = make_cluster_state(target.cluster_conf)
-        conf_dir = tempfile.mkdtemp(prefix="bench-storm-jar-conf-")
-        storm_cli.write_client_conf(conf_dir, target.port)
-        try:
-            totals, clients = [], []
-            for i in range(-1, runs):  # run -1 warms up (page cache, first-call paths)
-                name = "bench-jar-%d" % i if i >= 0 else "bench-jar-warm-up"
-                total, client_secs, storm_id = jar_to_running(version, conf_dir, jar, state,
-                                                              name)
-                if i >= 0:
-                    totals.append(total)
-                    clients.append(client_secs)
-                with RawClient(target.host, target.port, timeout=60) as client:
-                    client.call("killTopologyWithOpts", name=name,
-                                options=KillOptions(wait_secs=0))
-                wait(lambda: True if state.storm_base(storm_id) is None else None, 60.0,
-                     "%s to be removed" % name)
-            served = []
-            for main_class in SERVED:
-                name = "served-" + main_class.rsplit(".", 1)[1].lower()
-                storm_jar(version, conf_dir, jar, main_class, name)
-                served.append(wait(lambda: running(state, name), 60.0, name))
-            settle(state, served)
-            rss = rss_mib(pid_of(target))
-        finally:
-            state.close()
-    return {"median": statistics.median(totals), "client_median": statistics.median(clients),
-            "after_client_median": statistics.median(t - c for t, c in zip(totals, clients)),
-            "samples": totals, "rss_mib": rss}
+class Daemon:
+    """One Nimbus (pynimbus or Java) with its fake supervisors and a client conf dir."""
+
+    def __init__(self, label, version, target, jar):
+        self.label = label
+        self.version = version
+        self.target = target
+        self.jar = jar
+        self.state = make_cluster_state(target.cluster_conf)
+        self.conf_dir = tempfile.mkdtemp(prefix="bench-storm-jar-conf-")
+        storm_cli.write_client_conf(self.conf_dir, target.port)
+        self.totals, self.clients = [], []
+
+    def close(self):
+        self.state.close()
+        shutil.rmtree(self.conf_dir, ignore_errors=True)
+
+    def run(self, name, measured=True):
+        """One `storm jar` to running, then kill (wait 0) and wait for the removal."""
+        total, client_secs, storm_id = jar_to_running(self.version, self.conf_dir, self.jar,
+                                                      self.state, name)
+        if measured:
+            self.totals.append(total)
+            self.clients.append(client_secs)
+        with RawClient(self.target.host, self.target.port, timeout=60) as client:
+            client.call("killTopologyWithOpts", name=name, options=KillOptions(wait_secs=0))
+        wait(lambda: True if self.state.storm_base(storm_id) is None else None, 60.0,
+             "%s to be removed" % name)
+
+    def serve_three(self):
+        """Submit and wait for the three served topologies; return the daemon's RSS in MiB."""
+        served = []
+        for main_class in SERVED:
+            name = "served-" + main_class.rsplit(".", 1)[1].lower()
+            storm_jar(self.version, self.conf_dir, self.jar, main_class, name)
+            served.append(wait(lambda: running(self.state, name), 60.0, name))
+        settle(self.state, served)
+        return rss_mib(self.target.handle.process.pid)
+
+    def figures(self):
+        return {"median": statistics.median(self.totals),
+                "client_median": statistics.median(self.clients),
+                "after_client_median": statistics.median(
+                    t - c for t, c in zip(self.totals, self.clients)),
+                "samples": self.totals}
+
+
+def bench_version(version, zookeeper, runs):
+    """Both daemons of ``version`` up at once; runs alternate between them (the machine's load
+    then weighs on both alike)."""
+    jar = topology_jars.topology_jar(version)
+    generation = maven.generation(version)
+    with contextlib.ExitStack() as stack:
+        daemons = []
+        for label, target in (
+                ("pynimbus-" + generation, pynimbus_target(generation, zookeeper)),
+                ("nimbus-" + version, java_target(version, zookeeper))):
+            target = stack.enter_context(target)
+            stack.enter_context(FakeSupervisors(target.cluster_conf, SUPERVISORS,
+                                                target.storm_version))
+            daemon = Daemon(label, version, target, jar)
+            stack.callback(daemon.close)
+            daemons.append(daemon)
+        print("Storm %s: %d x storm jar on each of %s, alternating ..."
+              % (version, runs, " and ".join(d.label for d in daemons)), flush=True)
+        for daemon in daemons:  # warm-up (page cache, first-call paths), not measured
+            daemon.run("bench-jar-warm-up", measured=False)
+        for i in range(runs):
+            for daemon in daemons if i % 2 == 0 else daemons[::-1]:
+                daemon.run("bench-jar-%d" % i)
+        results = {}
+        for daemon in daemons:
+            results[daemon.label] = dict(daemon.figures(), rss_mib=daemon.serve_three())
+    return results
 
 
 def main(argv=None):
@@ -155,23 +200,15 @@ def main(argv=None):
             if reason:
                 print("Storm %s skipped: %s" % (version, reason))
                 continue
-            jar = topology_jars.topology_jar(version)
-            generation = maven.generation(version)
-            results = {}
-            for label, make, pid_of in (
-                    ("pynimbus-" + generation, lambda: pynimbus_target(generation, zookeeper),
-                     lambda t: t.handle.process.pid),
-                    ("nimbus-" + version, lambda: java_target(version, zookeeper),
-                     lambda t: t.handle.process.pid)):
-                print("%-16s %d x storm jar (client %s) ..." % (label, args.runs, version),
-                      flush=True)
-                r = results[label] = bench_target(version, make, args.runs, jar, pid_of)
+            results = bench_version(version, zookeeper, args.runs)
+            for label, r in results.items():
                 print("%-16s storm jar -> ACTIVE + assigned: median %6.0f ms (client JVM %6.0f "
                       "ms, then %5.0f ms; samples %s);  RSS serving 3 topologies: %6.1f MiB"
                       % (label, r["median"] * 1e3, r["client_median"] * 1e3,
                          r["after_client_median"] * 1e3,
                          " ".join("%.0f" % (s * 1e3) for s in r["samples"]), r["rss_mib"]),
                       flush=True)
+            generation = maven.generation(version)
             py, java = results["pynimbus-" + generation], results["nimbus-" + version]
             print("ratio pynimbus-%s / nimbus-%s: storm jar to running %.2f, after the client "
                   "exited %.2f, RSS %.2f" % (
