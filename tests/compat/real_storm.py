@@ -24,6 +24,11 @@ What a supervisor needs, read from Storm 1.2.4's sources (2.8.3's differ where s
 * ``JAVA_HOME``: ``BasicContainer.javaCmd`` runs ``$JAVA_HOME/bin/java`` for the LogWriter and
   the worker; we set it to the Java that runs the supervisor.
 
+Network: everything is reached through 127.0.0.1 (ZooKeeper, pynimbus, ``storm.local.hostname``
+for the worker-to-worker transport), but the workers' Netty servers (on the slot ports) and the
+2.x supervisor's Thrift server bind the wildcard address: Storm has no setting for their bind
+address.
+
 Processes: the supervisor runs in a new session (its own process group); the LogWriter and worker
 JVMs it launches inherit that group, and a supervisor does not kill its workers when it stops
 (upstream ``Supervisor.close``), so :meth:`RealSupervisor.stop` sends SIGTERM to the supervisor,
