@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pynimbus.clojure_port import stats
+from pynimbus.clojure_port import page_order, stats
 from pynimbus.cluster.state import ExecutorBeat
 from pynimbus.generated.storm.ttypes import (
     Bolt, BoltStats, ComponentCommon, ComponentObject, ComponentType, ErrorInfo,
@@ -102,14 +102,15 @@ BEATS = {
 NO_ERRORS = {}.get
 
 
-def topo_page(window="600", include_sys=False, beats=BEATS, last_error_fn=NO_ERRORS):
+def topo_page(window="600", include_sys=False, beats=BEATS, last_error_fn=NO_ERRORS,
+              compat="1.x"):
     return stats.agg_topo_execs_stats("topo-1", EXECUTOR_NODE_PORT, TASK_TO_COMPONENT, beats,
-                                      TOPOLOGY, window, include_sys, last_error_fn)
+                                      TOPOLOGY, window, include_sys, last_error_fn, compat)
 
 
-def comp_page(component, window="600", include_sys=False, beats=BEATS):
+def comp_page(component, window="600", include_sys=False, beats=BEATS, compat="1.x"):
     return stats.agg_comp_execs_stats(EXECUTOR_HOST_PORT, TASK_TO_COMPONENT, beats, window,
-                                      include_sys, "topo-1", TOPOLOGY, component)
+                                      include_sys, "topo-1", TOPOLOGY, component, compat)
 
 
 # Helpers
@@ -325,10 +326,12 @@ def test_spout_page_shows_system_streams_only_with_include_sys():
 
 
 def test_system_component_page_needs_include_sys_for_its_executors():
-    """__acker is a bolt by its id; its executor is aggregated only with include-sys."""
+    """__acker is a bolt by its id; its executor is aggregated only with include-sys.  Without
+    executors 1.2.4 leaves the counts unset (nil), 2.8.8 sets 0."""
     hidden = comp_page("__acker")
     assert (hidden.component_type, hidden.num_executors, hidden.exec_stats) == \
-        (ComponentType.BOLT, 0, [])
+        (ComponentType.BOLT, None, [])
+    assert comp_page("__acker", compat="2.x").num_executors == 0
     shown = comp_page("__acker", include_sys=True)
     assert shown.num_executors == 1
     assert shown.window_to_stats["600"].specific_stats.bolt.executed == 150
@@ -365,10 +368,123 @@ def test_worker_summaries_per_slot():
 
 
 def test_worker_summaries_hide_tasks_from_unauthorized_users():
-    """component_to_num_tasks is only set for an authorized user."""
+    """component_to_num_tasks is only set for an authorized user (2.8.8: set, but empty)."""
     workers = stats.agg_worker_stats("topo-1", "wc", TASK_TO_COMPONENT, BEATS,
                                      EXECUTOR_NODE_PORT, NODE_HOST, {}, False, False)
     assert all(w.component_to_num_tasks is None for w in workers)
+    workers = stats.agg_worker_stats("topo-1", "wc", TASK_TO_COMPONENT, BEATS,
+                                     EXECUTOR_NODE_PORT, NODE_HOST, {}, False, False,
+                                     compat="2.x")
+    assert all(w.component_to_num_tasks == {} for w in workers)
+
+
+def test_worker_uptime_first_beat_in_1x_last_executor_in_2x():
+    """1.2.4 takes the first executor with a beat (select-keys order), 2.8.8 the beat of the
+    slot's last executor walked, 0 when that one has none."""
+    executor_node_port = {(2, 2): ("n1", 6700), (4, 4): ("n1", 6700)}
+    beats = {(2, 2): BEATS[(2, 2)]._replace(uptime=50)}
+    args = ("topo-1", "wc", TASK_TO_COMPONENT, beats, executor_node_port, NODE_HOST, {},
+            False, True)
+    assert [w.uptime_secs for w in stats.agg_worker_stats(*args)] == [50]
+    assert [w.uptime_secs for w in stats.agg_worker_stats(*args, compat="2.x")] == [0]
+
+
+# Generations
+
+
+def test_2x_skips_executors_without_heartbeat():
+    """2.8.8's extractDataFromHb skips an executor without a beat: no component stats from
+    it, no worker counted for it, no executor row; 1.2.4 counts it with no stats."""
+    beats = {e: b for e, b in BEATS.items() if e not in ((3, 3), (5, 5))}  # all of n2:6701
+    page = topo_page(beats=beats, compat="2.x")
+    assert page.num_workers == 1
+    assert page.num_executors == 5  # the assignment's executors
+    assert page.id_to_bolt_agg_stats["count"].common_stats.num_executors == 1
+    assert topo_page(beats=beats).num_workers == 2
+    rows = comp_page("count", beats=beats, compat="2.x").exec_stats
+    assert [r.exec_summary.executor_info.task_start for r in rows] == [2]
+    assert len(comp_page("count", beats=beats).exec_stats) == 2
+    nobody = topo_page(beats={}, compat="2.x")
+    assert (nobody.num_workers, nobody.id_to_bolt_agg_stats, nobody.id_to_spout_agg_stats) == \
+        (0, {}, {})
+
+
+def test_1x_leaves_nil_numbers_unset_2x_sets_zero():
+    """An executor without a beat has no uptime, so no capacity, and no latency: 1.2.4
+    leaves those fields (and a row's executor and task counts) unset, 2.8.8 sets 0."""
+    beats = {e: b for e, b in BEATS.items() if e != (3, 3)}
+    row = next(r for r in comp_page("count", beats=beats).exec_stats
+               if r.exec_summary.executor_info.task_start == 3).stats
+    assert (row.common_stats.num_executors, row.common_stats.num_tasks,
+            row.common_stats.emitted) == (None, None, 0)
+    assert (row.specific_stats.bolt.capacity, row.specific_stats.bolt.execute_latency_ms,
+            row.specific_stats.bolt.executed) == (None, None, 0)
+    alone = topo_page(beats={}).id_to_spout_agg_stats["words"]  # two executors: merged
+    assert alone.common_stats.failed == 0
+    one = stats.agg_topo_execs_stats(
+        "topo-1", {(2, 2): ("n1", 6700)}, TASK_TO_COMPONENT, {}, TOPOLOGY, "600", False,
+        NO_ERRORS)
+    assert one.id_to_bolt_agg_stats["count"].specific_stats.bolt.capacity is None
+    row_2x = next(r for r in comp_page("count", beats=BEATS, compat="2.x").exec_stats
+                  if r.exec_summary.executor_info.task_start == 3).stats
+    assert (row_2x.common_stats.num_executors, row_2x.common_stats.num_tasks) == (0, 0)
+
+
+def test_executor_rows_last_first_in_1x_in_order_in_2x():
+    """1.2.4 conj-es each executor's row onto a list; 2.8.8 appends to an ArrayList."""
+    ordered = {(3, 3): ("host2", 6701), (2, 2): ("host1", 6700)}
+
+    def starts(compat):
+        page = stats.agg_comp_execs_stats(ordered, TASK_TO_COMPONENT, BEATS, "600", False,
+                                          "topo-1", TOPOLOGY, "count", compat)
+        return [r.exec_summary.executor_info.task_start for r in page.exec_stats]
+    assert starts("1.x") == [2, 3]
+    assert starts("2.x") == [3, 2]
+
+
+# Orders (the expected lists are what the real Nimbus 1.2.4 and 2.8.3 answered for these
+# assignments: TopologyInfo executors and TopologyPageInfo workers of the Storm UI test's
+# topologies, given the executors in the order pynimbus's scheduler assigned them)
+
+WORDCOUNT_ASSIGNED = [(e, e) for e in (1, 4, 7, 10, 2, 5, 8, 11, 3, 6, 9, 12)]
+
+
+def test_1x_executor_order_of_a_clojure_hash_map():
+    """12 executors: 1.2.4 writes and reads them back through Clojure hash maps, so the order
+    follows their hashes."""
+    order = page_order.executor_order(WORDCOUNT_ASSIGNED, "1.x")
+    assert [s for s, _e in order] == [8, 12, 2, 7, 3, 1, 6, 9, 11, 5, 10, 4]
+    assert page_order.wire_order_1x(WORDCOUNT_ASSIGNED) == order
+
+
+def test_1x_executor_order_of_small_topologies_follows_the_java_maps():
+    """Up to 8 executors the Clojure maps keep the order of the Java maps before them
+    (executorToSlot's HashMap(0), then Thrift's HashMap(2n))."""
+    assert page_order.executor_order([(1, 1), (2, 2), (3, 3)], "1.x") == [(2, 2), (1, 1), (3, 3)]
+    assert page_order.executor_order([(e, e) for e in (1, 3, 5, 7, 2, 4, 6)], "1.x") == \
+        [(e, e) for e in (7, 6, 5, 4, 3, 2, 1)]
+
+
+def test_2x_executor_order_follows_the_java_hash_maps():
+    """2.8.8's leader walks HashMaps keyed by ExecutorDetails, then by List<Long>."""
+    order = page_order.executor_order(WORDCOUNT_ASSIGNED, "2.x")
+    assert [s for s, _e in order] == [8, 6, 4, 12, 10, 2, 7, 5, 11, 3, 1, 9]
+    assert page_order.executor_order([(1, 1), (2, 2), (3, 3)], "2.x") == [(3, 3), (2, 2), (1, 1)]
+
+
+def test_worker_order_per_generation():
+    """The word count's three workers: reverse-map first-appearance order (1.x), a HashMap of
+    WorkerSlot (2.x)."""
+    def slots(*three):  # executors 1 4 7 10 in the first slot, 2 5 8 11 in the next...
+        return {(e, e): three[(e - 1) % 3] for e in range(1, 13)}
+    slots_1x = slots(("sup-b", 6700), ("sup-a", 6700), ("sup-b", 6701))
+    order_1x = page_order.executor_order(WORDCOUNT_ASSIGNED, "1.x")
+    assert page_order.worker_slot_order(order_1x, slots_1x, "1.x") == [
+        ("sup-a", 6700), ("sup-b", 6701), ("sup-b", 6700)]
+    slots_2x = slots(("sup-a", 6700), ("sup-b", 6700), ("sup-a", 6701))
+    order_2x = page_order.executor_order(WORDCOUNT_ASSIGNED, "2.x")
+    assert page_order.worker_slot_order(order_2x, slots_2x, "2.x") == [
+        ("sup-a", 6700), ("sup-b", 6700), ("sup-a", 6701)]
 
 
 # Resources

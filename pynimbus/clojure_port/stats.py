@@ -30,6 +30,7 @@ Deliberate differences, kept small:
 import json
 import math
 
+from pynimbus.clojure_port import page_order
 from pynimbus.generated.storm.ttypes import (
     BoltAggregateStats, CommonAggregateStats, ComponentAggregateStats, ComponentPageInfo,
     ComponentType, ExecutorAggregateStats, ExecutorInfo, ExecutorSummary, GlobalStreamId,
@@ -230,27 +231,31 @@ def component_type(topology, component_id):
 
 
 def extract_data_from_hb(executor_host_port, task_to_component, beats, include_sys, topology,
-                         component_id=None):
-    """Port of stats.clj ``extract-data-from-hb``: one dict per executor to aggregate.
+                         component_id=None, compat="1.x"):
+    """Port of stats.clj ``extract-data-from-hb`` (1.2.4) and ``StatsUtil.extractDataFromHb``
+    (2.8.8): one dict per executor to aggregate, in ``executor_host_port``'s order.
 
-    :param executor_host_port: ``{(start, end): (host_or_node, port)}``.
+    :param executor_host_port: ``{(start, end): (host_or_node, port)}``, in the order upstream
+        walks it (:func:`pynimbus.clojure_port.page_order.executor_order`).
     :param task_to_component: ``{task: component_id}``.
     :param beats: ``{(start, end): beat}``, a beat having ``uptime`` and ``stats`` (an
         ``ExecutorStats``), as ``StormClusterState.executor_beats`` returns them.
     :param component_id: only this component's executors, when given.
     :returns: dicts with ``exec_id``, ``comp_id``, ``num_tasks``, ``host``, ``port``,
-        ``uptime`` and ``stats`` (None without a heartbeat) and ``type``.  As 1.2.4, an
-        executor without a heartbeat is included with no stats (2.8.8 skips it).
+        ``uptime`` and ``stats`` (None without a heartbeat) and ``type``.  1.2.4 includes an
+        executor without a heartbeat, with no stats; 2.8.8 skips it.
     """
     ret = []
-    for executor, (host, port) in sorted(executor_host_port.items()):
+    for executor, (host, port) in executor_host_port.items():
         start, end = executor
+        beat = beats.get(tuple(executor))
+        if beat is None and compat == "2.x":
+            continue
         cid = task_to_component.get(start)
         if cid is None or (component_id is not None and cid != component_id):
             continue
         if not include_sys and is_system_id(cid):
             continue
-        beat = beats.get(tuple(executor))
         stats = None
         if beat is not None and beat.stats is not None:
             stats = clojurify_executor_stats(beat.stats)
@@ -490,56 +495,65 @@ def post_aggregate_topo_stats(task_to_component, executor_node_port, last_error_
 # Thrift structs
 
 
-def _int(m, key):
-    return int(_or_0(m.get(key)))
+def _field(m, key, convert, compat):
+    """A stats value as a Thrift field.  2.x (``getByKeyOr0``) sets 0 for a missing or invalid
+    number; 1.x (``(and x (.set_x ...))``) leaves a missing (nil) one unset: None."""
+    value = m.get(key)
+    if value is None and compat != "2.x":
+        return None
+    if valid_number(value):
+        return convert(value)
+    if convert is float and compat != "2.x" and isinstance(value, float):
+        return value  # 1.x sets NaN and infinities as they are
+    return convert(0)
 
 
-def _float(m, key):
-    return float(_or_0(m.get(key)))
+def thriftify_common_agg_stats(m, compat="1.x"):
+    """Port of stats.clj ``thriftify-common-agg-stats`` (1.2.4) and
+    ``StatsUtil.thriftifyCommonAggStats`` (2.8.8): a ``CommonAggregateStats``."""
+    return CommonAggregateStats(**{
+        name: _field(m, name, int, compat)
+        for name in ("num_executors", "num_tasks", "emitted", "transferred", "acked",
+                     "failed")})
 
 
-def thriftify_common_agg_stats(m):
-    """Port of stats.clj ``thriftify-common-agg-stats``: a ``CommonAggregateStats``."""
-    return CommonAggregateStats(
-        num_executors=_int(m, "num_executors"), num_tasks=_int(m, "num_tasks"),
-        emitted=_int(m, "emitted"), transferred=_int(m, "transferred"),
-        acked=_int(m, "acked"), failed=_int(m, "failed"))
-
-
-def thriftify_bolt_agg_stats(m):
-    """Port of stats.clj ``thriftify-bolt-agg-stats``: a bolt's ``ComponentAggregateStats``."""
+def thriftify_bolt_agg_stats(m, compat="1.x"):
+    """Port of stats.clj ``thriftify-bolt-agg-stats`` (1.2.4) and
+    ``StatsUtil.thriftifyBoltAggStats`` (2.8.8): a bolt's ``ComponentAggregateStats``."""
     stats = ComponentAggregateStats(
-        type=ComponentType.BOLT, common_stats=thriftify_common_agg_stats(m),
+        type=ComponentType.BOLT, common_stats=thriftify_common_agg_stats(m, compat),
         specific_stats=SpecificAggregateStats(bolt=BoltAggregateStats(
-            execute_latency_ms=_float(m, "execute_latency"),
-            process_latency_ms=_float(m, "process_latency"),
-            executed=_int(m, "executed"), capacity=_float(m, "capacity"))))
+            execute_latency_ms=_field(m, "execute_latency", float, compat),
+            process_latency_ms=_field(m, "process_latency", float, compat),
+            executed=_field(m, "executed", int, compat),
+            capacity=_field(m, "capacity", float, compat))))
     if m.get("last_error") is not None:
         stats.last_error = m["last_error"]
     return stats
 
 
-def thriftify_spout_agg_stats(m):
-    """Port of stats.clj ``thriftify-spout-agg-stats``: a spout's ``ComponentAggregateStats``."""
+def thriftify_spout_agg_stats(m, compat="1.x"):
+    """Port of stats.clj ``thriftify-spout-agg-stats`` (1.2.4) and
+    ``StatsUtil.thriftifySpoutAggStats`` (2.8.8): a spout's ``ComponentAggregateStats``."""
     stats = ComponentAggregateStats(
-        type=ComponentType.SPOUT, common_stats=thriftify_common_agg_stats(m),
+        type=ComponentType.SPOUT, common_stats=thriftify_common_agg_stats(m, compat),
         specific_stats=SpecificAggregateStats(spout=SpoutAggregateStats(
-            complete_latency_ms=_float(m, "complete_latency"))))
+            complete_latency_ms=_field(m, "complete_latency", float, compat))))
     if m.get("last_error") is not None:
         stats.last_error = m["last_error"]
     return stats
 
 
-def thriftify_topo_page_data(topology_id, data):
+def thriftify_topo_page_data(topology_id, data, compat="1.x"):
     """Port of stats.clj ``thriftify-topo-page-data``: the ``TopologyPageInfo`` part that comes
     from the stats (id, counts, per-component stats, per-window topology stats)."""
     return TopologyPageInfo(
         id=topology_id,
         num_tasks=data["num_tasks"], num_workers=data["num_workers"],
         num_executors=data["num_executors"],
-        id_to_spout_agg_stats={cid: thriftify_spout_agg_stats(m)
+        id_to_spout_agg_stats={cid: thriftify_spout_agg_stats(m, compat)
                                for cid, m in data["spout_id_stats"].items()},
-        id_to_bolt_agg_stats={cid: thriftify_bolt_agg_stats(m)
+        id_to_bolt_agg_stats={cid: thriftify_bolt_agg_stats(m, compat)
                               for cid, m in data["bolt_id_stats"].items()},
         topology_stats=TopologyStats(
             window_to_emitted=data["window_emitted"],
@@ -550,19 +564,23 @@ def thriftify_topo_page_data(topology_id, data):
 
 
 def agg_topo_execs_stats(topology_id, executor_node_port, task_to_component, beats, topology,
-                         window, include_sys, last_error_fn):
-    """Port of stats.clj ``agg-topo-execs-stats``: the stats of a ``TopologyPageInfo``.
+                         window, include_sys, last_error_fn, compat="1.x"):
+    """Port of stats.clj ``agg-topo-execs-stats`` (1.2.4) and ``StatsUtil.aggTopoExecsStats``
+    (2.8.8): the stats of a ``TopologyPageInfo``.
 
-    :param executor_node_port: ``{(start, end): (node, port)}``.
+    :param executor_node_port: ``{(start, end): (node, port)}``, in upstream's order.
     :param topology: the stored user topology (component types).
     :param last_error_fn: ``component_id -> ErrorInfo or None``.
+    :param compat: ``"2.x"`` skips executors without a heartbeat (so ``num_workers`` counts
+        only slots with one) and sets every number (0 for a missing one).
     """
     data = extract_data_from_hb(executor_node_port, task_to_component, beats, include_sys,
-                                topology)
+                                topology, compat=compat)
     acc = aggregate_topo_stats(window, include_sys, data)
     return thriftify_topo_page_data(
         topology_id,
-        post_aggregate_topo_stats(task_to_component, executor_node_port, last_error_fn, acc))
+        post_aggregate_topo_stats(task_to_component, executor_node_port, last_error_fn, acc),
+        compat)
 
 
 # Component page
@@ -606,7 +624,7 @@ def agg_pre_merge_comp_page_spout(data, window, include_sys):
 
 def merge_agg_comp_stats_comp_page_bolt(acc, new):
     """Port of stats.clj ``merge-agg-comp-stats-comp-page-bolt``: stream stats summed, and
-    one row of totals for the new executor."""
+    one row of totals for the new executor, appended (see :func:`aggregate_comp_stats`)."""
     acc = acc or {}
     new_in, new_out = new["cid_sid_input_stats"], new["sid_output_stats"]
     executed = _sum_streams(new_in, "executed")
@@ -704,14 +722,21 @@ def agg_comp_exec_stats(window, include_sys, acc, data):
     return ret
 
 
-def aggregate_comp_stats(window, include_sys, data):
+def aggregate_comp_stats(window, include_sys, data, compat="1.x"):
     """Port of stats.clj ``aggregate-comp-stats``: every executor of one component through
-    :func:`agg_comp_exec_stats`; ``{}`` without executors (or of an unknown type)."""
+    :func:`agg_comp_exec_stats`; ``{}`` without executors (or of an unknown type).
+
+    The executor rows come out last executor first in 1.x (1.2.4 ``conj``-es each onto a
+    list), in executor order in 2.x (2.8.8 adds each to an ``ArrayList``).
+    """
     if not data or data[0]["type"] not in (BOLT, SPOUT):
         return {}
     acc = {"type": data[0]["type"]}
     for executor_data in data:
         acc = agg_comp_exec_stats(window, include_sys, acc, executor_data)
+    if compat != "2.x":
+        acc["stats"] = dict(acc["stats"],
+                            executor_stats=list(reversed(acc["stats"]["executor_stats"])))
     return acc
 
 
@@ -755,7 +780,7 @@ def post_aggregate_comp_stats(data):
     return ret
 
 
-def thriftify_exec_agg_stats(component_id, comp_type, stats):
+def thriftify_exec_agg_stats(component_id, comp_type, stats, compat="1.x"):
     """Port of stats.clj ``thriftify-exec-agg-stats``: one executor's row."""
     start, end = stats["executor_id"]
     thriftify = thriftify_bolt_agg_stats if comp_type == BOLT else thriftify_spout_agg_stats
@@ -764,14 +789,14 @@ def thriftify_exec_agg_stats(component_id, comp_type, stats):
             executor_info=ExecutorInfo(start, end), component_id=component_id,
             host=stats.get("host") or "", port=int(stats.get("port") or 0),
             uptime_secs=int(stats.get("uptime") or 0)),
-        stats=thriftify(stats))
+        stats=thriftify(stats, compat))
 
 
 class UnknownComponent(ValueError):
     """A component page was asked for an id the topology does not have."""
 
 
-def thriftify_comp_page_data(topology_id, topology, component_id, data):
+def thriftify_comp_page_data(topology_id, topology, component_id, data, compat="1.x"):
     """Port of stats.clj ``thriftify-comp-page-data``: the stats part of a
     ``ComponentPageInfo``.
 
@@ -796,32 +821,36 @@ def thriftify_comp_page_data(topology_id, topology, component_id, data):
         component_id=component_id,
         component_type=ComponentType.BOLT if comp_type == BOLT else ComponentType.SPOUT,
         topology_id=topology_id,
-        num_executors=int(data.get("num_executors") or 0),
-        num_tasks=int(data.get("num_tasks") or 0),
-        window_to_stats={w: thriftify(m) for w, m in window_stats.items()},
-        sid_to_output_stats={sid: thriftify(m)
+        num_executors=_field(data, "num_executors", int, compat),
+        num_tasks=_field(data, "num_tasks", int, compat),
+        window_to_stats={w: thriftify(m, compat) for w, m in window_stats.items()},
+        sid_to_output_stats={sid: thriftify(m, compat)
                              for sid, m in (data.get("sid_output_stats") or {}).items()},
-        exec_stats=[thriftify_exec_agg_stats(component_id, comp_type, row)
+        exec_stats=[thriftify_exec_agg_stats(component_id, comp_type, row, compat)
                     for row in data.get("executor_stats") or ()])
     if comp_type == BOLT:
         page.gsid_to_input_stats = {
-            GlobalStreamId(componentId=c, streamId=s): thriftify_bolt_agg_stats(m)
+            GlobalStreamId(componentId=c, streamId=s): thriftify_bolt_agg_stats(m, compat)
             for (c, s), m in (data.get("cid_sid_input_stats") or {}).items()}
     return page
 
 
 def agg_comp_execs_stats(executor_host_port, task_to_component, beats, window, include_sys,
-                         topology_id, topology, component_id):
-    """Port of stats.clj ``agg-comp-execs-stats``: the stats of a ``ComponentPageInfo``.
+                         topology_id, topology, component_id, compat="1.x"):
+    """Port of stats.clj ``agg-comp-execs-stats`` (1.2.4) and ``StatsUtil.aggCompExecsStats``
+    (2.8.8): the stats of a ``ComponentPageInfo``.
 
-    :param executor_host_port: ``{(start, end): (host, port)}``.
+    :param executor_host_port: ``{(start, end): (host, port)}``, in upstream's order.
+    :param compat: ``"2.x"`` lists only executors with a heartbeat, in executor order, and
+        sets every number; 1.x lists every executor, last first, and leaves nil ones unset.
     :raises UnknownComponent: see :func:`thriftify_comp_page_data`.
     """
     data = extract_data_from_hb(executor_host_port, task_to_component, beats, include_sys,
-                                topology, component_id)
+                                topology, component_id, compat)
     return thriftify_comp_page_data(
         topology_id, topology, component_id,
-        post_aggregate_comp_stats(aggregate_comp_stats(window, include_sys, data)))
+        post_aggregate_comp_stats(aggregate_comp_stats(window, include_sys, data, compat)),
+        compat)
 
 
 # Workers
@@ -829,27 +858,39 @@ def agg_comp_execs_stats(executor_host_port, task_to_component, beats, window, i
 
 def agg_worker_stats(storm_id, storm_name, task_to_component, beats, executor_node_port,
                      node_host, worker_resources, include_sys, user_authorized,
-                     filter_supervisor=None, owner=None):
-    """Port of stats.clj ``agg-worker-stats``: one ``WorkerSummary`` per assigned slot.
+                     filter_supervisor=None, owner=None, compat="1.x"):
+    """Port of stats.clj ``agg-worker-stats`` (1.2.4) and ``StatsUtil.aggWorkerStats``
+    (2.8.8): one ``WorkerSummary`` per assigned slot, every executor counted (with a
+    heartbeat or not).
 
-    :param executor_node_port: ``{(start, end): (node, port)}``.
+    :param executor_node_port: ``{(start, end): (node, port)}``, in upstream's order
+        (:func:`pynimbus.clojure_port.page_order.executor_order`).
     :param node_host: ``{node: host}``.
     :param worker_resources: ``{(node, port): WorkerResources}``; a slot without one gets 0.0s.
     :param user_authorized: whether to tell the tasks per component.
     :param filter_supervisor: only this supervisor's slots, when given.
     :param owner: the topology owner, set as the 2.x-only ``owner`` when given.
-
-    A worker's uptime is that of the first of its executors with a heartbeat (0 without);
-    ``component_to_num_tasks`` leaves system components out unless ``include_sys``.
+    :param compat: the workers come in upstream's order (``reverse-map`` in 1.x, a ``HashMap``
+        keyed by ``WorkerSlot`` in 2.x).  A worker's uptime is, in 1.x, that of the first of
+        its executors with a heartbeat (``select-keys`` order, 0 without); in 2.x that of the
+        last executor walked (0 if it has none).  ``component_to_num_tasks`` leaves system
+        components out unless ``include_sys``; without ``user_authorized`` it is unset (1.x)
+        or empty (2.x).
     """
     slot_executors = {}
-    for executor, slot in sorted(executor_node_port.items()):
+    for executor, slot in executor_node_port.items():
         slot_executors.setdefault(tuple(slot), []).append(tuple(executor))
+    order = page_order.worker_slot_order(list(executor_node_port), executor_node_port, compat)
     summaries = []
-    for (node, port), executors in sorted(slot_executors.items()):
+    for node, port in order:
         if filter_supervisor is not None and node != filter_supervisor:
             continue
-        beat = next((beats[e] for e in executors if beats.get(e) is not None), None)
+        executors = slot_executors[(node, port)]
+        if compat == "2.x":
+            beat = beats.get(executors[-1])
+        else:
+            beat = next((beats[e] for e in page_order.select_keys_order(executors)
+                         if beats.get(e) is not None), None)
         counts = {}
         for start, end in executors:
             for task in range(start, end + 1):
@@ -867,6 +908,8 @@ def agg_worker_stats(storm_id, storm_name, task_to_component, beats, executor_no
             assigned_cpu=float(getattr(resources, "cpu", None) or 0.0))
         if user_authorized:
             summary.component_to_num_tasks = counts
+        elif compat == "2.x":
+            summary.component_to_num_tasks = {}
         if owner is not None:
             summary.owner = owner
         summaries.append(summary)

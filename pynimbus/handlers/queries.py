@@ -19,7 +19,7 @@ from twisted.internet.threads import deferToThread
 from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import resources as port_resources
-from pynimbus.clojure_port import system_topology, tasks
+from pynimbus.clojure_port import page_order, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.generated.storm.ttypes import (
@@ -71,12 +71,14 @@ def topology_summary(storm_id, base, assignment, now):
     return summary
 
 
-def supervisor_summary(supervisor_id, info, node_resources=None):
-    """Port of ``make-supervisor-summary`` (1.2.4).
+def supervisor_summary(supervisor_id, info, node_resources=None, compat="1.x"):
+    """Port of ``make-supervisor-summary`` (1.2.4) / ``makeSupervisorSummary`` (2.8.8).
 
     ``node_resources`` is the supervisor's ``[total mem, total cpu, used mem, used cpu]`` from
     the last scheduling round (1.x bookkeeping), None when it had nothing assigned (or in 2.x):
-    then the used figures stay unset.
+    then the used figures stay unset.  2.x sets ``blacklisted`` (False: pynimbus blacklists no
+    supervisor) and, like 2.8.8 without the resource-aware scheduler, no fragmented figures;
+    1.2.4 has neither field.
     """
     summary = SupervisorSummary(
         host=info.hostname,
@@ -84,9 +86,9 @@ def supervisor_summary(supervisor_id, info, node_resources=None):
         num_workers=len(set(info.meta or ())),
         num_used_workers=len(info.used_ports or ()),
         supervisor_id=supervisor_id,
-        total_resources={k: float(v) for k, v in (info.resources_map or {}).items()},
-        # read by the 2.x UI; nothing is scheduled by resources, so nothing is fragmented
-        fragmented_mem=0.0, fragmented_cpu=0.0, blacklisted=False)
+        total_resources={k: float(v) for k, v in (info.resources_map or {}).items()})
+    if compat == "2.x":
+        summary.blacklisted = False
     if node_resources is not None:
         summary.used_mem = node_resources[2] or 0.0
         summary.used_cpu = node_resources[3] or 0.0
@@ -230,7 +232,8 @@ class QueriesHandler:
                 node_resources = None
                 if self.compat == "1.x" and self.resources is not None:
                     node_resources = self.resources.node_id_to_resources.get(supervisor_id)
-                supervisors.append(supervisor_summary(supervisor_id, info, node_resources))
+                supervisors.append(supervisor_summary(supervisor_id, info, node_resources,
+                                                      self.compat))
         summary = ClusterSummary(supervisors=supervisors,
                                  topologies=self._topology_summaries(now),
                                  nimbuses=self._nimbus_summaries(now))
@@ -303,7 +306,9 @@ class QueriesHandler:
         executor_node_port = assignment.executor_node_port if assignment else {}
         beats = self.state.executor_beats(storm_id, executor_node_port) if assignment else {}
         executors = []
-        for executor, node_info in executor_node_port.items():
+        # in the order upstream walks its executor->node+port (what the UI lists)
+        for executor in page_order.executor_order(executor_node_port, self.compat):
+            node_info = executor_node_port[executor]
             beat = beats.get(tuple(executor))
             summary = ExecutorSummary(
                 executor_info=ExecutorInfo(executor[0], executor[1]),
