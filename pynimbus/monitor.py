@@ -86,23 +86,34 @@ class TopologyDetailsCache:
 
 
 class ResourceBook:
-    """Nimbus's in-memory resource bookkeeping (nimbus-data's ``:id->resources`` and
-    ``:node-id->resources``, 1.2.4): written by each mk-assignments round, read by the
-    summaries.  Both maps are replaced, never mutated, so readers in other threads see a
-    consistent map.
+    """Nimbus's in-memory resource bookkeeping (nimbus-data's ``:id->resources``,
+    ``:id->worker-resources`` and ``:node-id->resources``, 1.2.4): written by each
+    mk-assignments round, read by the summaries and the UI pages.  The maps are replaced,
+    never mutated, so readers in other threads see a consistent map.
+
+    Not ported: 1.2.4 empties ``:id->resources`` and ``:id->worker-resources`` after a round
+    that changed an assignment (the next unchanged round fills them again; meanwhile they are
+    computed on demand, showing the requested figures and no assigned memory for a second or
+    so with the oracle's ``nimbus.monitor.freq.secs`` of 1).
     """
 
     def __init__(self):
         # storm id -> [req on-heap, req off-heap, req cpu, assigned on-heap, off-heap, cpu]
         self.id_to_resources = {}
+        # storm id -> {(node, port): WorkerResources}
+        self.id_to_worker_resources = {}
         # supervisor id -> [total mem, total cpu, used mem, used cpu]
         self.node_id_to_resources = {}
 
-    def after_round(self, topology_resources, supervisor_resources):
-        """``swap! ... merge`` of the topologies' figures, ``reset!`` of the supervisors'."""
+    def after_round(self, topology_resources, supervisor_resources, worker_resources=None):
+        """``swap! ... merge`` of the topologies' and their workers' figures, ``reset!`` of
+        the supervisors'."""
         merged = dict(self.id_to_resources)
         merged.update(topology_resources)
         self.id_to_resources = merged
+        workers = dict(self.id_to_worker_resources)
+        workers.update(worker_resources or {})
+        self.id_to_worker_resources = workers
         self.node_id_to_resources = dict(supervisor_resources)
 
     def remember(self, storm_id, resources):
@@ -111,6 +122,13 @@ class ResourceBook:
         current = self.id_to_resources
         if storm_id not in current:
             self.id_to_resources = dict(current, **{storm_id: list(resources)})
+
+    def remember_worker_resources(self, storm_id, worker_resources):
+        """``swap! ... assoc`` of a topology's worker figures computed on demand (a round's
+        written meanwhile are kept, as in :meth:`remember`)."""
+        current = self.id_to_worker_resources
+        if storm_id not in current:
+            self.id_to_worker_resources = dict(current, **{storm_id: dict(worker_resources)})
 
 
 class Monitor:
@@ -335,7 +353,7 @@ class Monitor:
         """The resource bookkeeping of 1.2.4 ``mk-assignments`` after scheduling: the
         supervisors' map is reset to the round's, and unless ``scheduler.display.resource``
         each used slot is charged one worker's memory."""
-        topology_resources, supervisor_resources = {}, {}
+        booked = port_resources.RoundResources({}, {}, {})
         if not self.nimbus.conf.get("scheduler.display.resource"):
             slots = {}
             for storm_id, assignment in new_assignments.items():
@@ -344,9 +362,9 @@ class Monitor:
                         for port in node_port.port}
                 if used:
                     slots[storm_id] = used
-            topology_resources, supervisor_resources = port_resources.update_assigned_memory(
+            booked = port_resources.update_assigned_memory(
                 slots, {storm_id: details.conf for storm_id, details in topologies.items()})
-        self.resources.after_round(topology_resources, supervisor_resources)
+        self.resources.after_round(booked.topologies, booked.supervisors, booked.workers)
 
     @defer.inlineCallbacks
     def do_cleanup(self):

@@ -196,17 +196,18 @@ class NimbusDaemon:
                 SubmissionHandler(self.conf, self),
                 LifecycleHandler(self.conf, self, self.transitions),
                 AdminHandler(self.conf, self),
-                PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock),
+                PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock,
+                             resources=self.monitor.resources),
                 HeartbeatsHandler(self.conf, self),
                 self.files, self.blobs]
 
     def _wire_concerns(self, concerns):
-        """Give every concern the authorization hook, and the admin concern the queries'
-        per-topology resources (for getOwnerResourceSummaries)."""
+        """Give every concern the authorization hook, and the admin and pages concerns the
+        queries' per-topology resources (getOwnerResourceSummaries, getTopologyPageInfo)."""
         queries = next(c for c in concerns if isinstance(c, QueriesHandler))
         for concern in concerns:
             concern.authorization = self.authorization
-            if isinstance(concern, AdminHandler):
+            if isinstance(concern, (AdminHandler, PagesHandler)):
                 concern.topology_resources = queries._resources_for_topology
 
     def _register(self):

@@ -355,6 +355,67 @@ def test_2x_pages_show_placeholders_and_normalized_resources(make_cluster):
     assert page.window_to_stats["600"].specific_stats.bolt.executed == 36
 
 
+def wait_until(condition, what, timeout=15.0):
+    """Poll ``condition()`` until it returns a true value (bounded); that value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+def test_1x_resources_as_the_scheduling_rounds_book_them(make_cluster):
+    """1.x pages show 1.2.4's bookkeeping, as getClusterInfo does: a round charges every used
+    slot one worker's heap (768 MB) plus its log writer (64 MB) and requests nothing, so the
+    topology is assigned 2 x 832 MB, each worker 832 MB, and each supervisor uses 832 MB per
+    worker it runs."""
+    cluster = make_cluster()
+    storm_id = cluster.submit_word_count()
+    summary = wait_until(lambda: next(
+        (t for t in cluster.call("getClusterInfo").topologies
+         if t.id == storm_id and t.assigned_memonheap == 1664.0), None), "a booking round")
+    page = cluster.call("getTopologyPageInfo", id=storm_id, window=":all-time",
+                        is_include_sys=False)
+    figures = ("requested_memonheap", "requested_memoffheap", "requested_cpu",
+               "assigned_memonheap", "assigned_memoffheap", "assigned_cpu")
+    assert [getattr(page, f) for f in figures] == [getattr(summary, f) for f in figures] == \
+        [0.0, 0.0, 0.0, 1664.0, 0.0, 0.0]
+    assert [(w.assigned_memonheap, w.assigned_memoffheap, w.assigned_cpu)
+            for w in page.workers] == [(832.0, 0.0, 0.0)] * 2
+    used = {s.supervisor_id: s.used_mem for s in cluster.call("getClusterInfo").supervisors}
+    for node in {w.supervisor_id for w in page.workers}:
+        sup = cluster.call("getSupervisorPageInfo", id=node, host=None, is_include_sys=False)
+        [summary] = sup.supervisor_summaries
+        workers_there = sum(1 for w in page.workers if w.supervisor_id == node)
+        assert summary.used_mem == used[node] == 832.0 * workers_there
+        assert [w.assigned_memonheap for w in sup.worker_summaries] == [832.0] * workers_there
+
+
+def test_2x_pages_skip_executors_without_heartbeat(make_cluster):
+    """2.x, as 2.8.8's extractDataFromHb: before any heartbeat no worker is counted and a
+    component page lists no executor; once the workers beat, all of them show.  The worker
+    list still shows every assigned slot, with the Assignment's resources."""
+    cluster = make_cluster(options=["pynimbus.storm.compat=2.x"])
+    storm_id = cluster.submit_word_count()
+    before = cluster.call("getTopologyPageInfo", id=storm_id, window=":all-time",
+                          is_include_sys=False)
+    assert (before.num_workers, before.num_executors, len(before.workers)) == (0, 4, 2)
+    assert all(w.assigned_memonheap > 0 for w in before.workers)
+    count = cluster.call("getComponentPageInfo", topology_id=storm_id, component_id="count",
+                         window=":all-time", is_include_sys=False)
+    assert (count.num_executors, count.exec_stats) == (0, [])
+    cluster.write_heartbeats(storm_id)
+    after = cluster.call("getTopologyPageInfo", id=storm_id, window=":all-time",
+                         is_include_sys=False)
+    assert after.num_workers == 2
+    count = cluster.call("getComponentPageInfo", topology_id=storm_id, component_id="count",
+                         window=":all-time", is_include_sys=False)
+    assert (count.num_executors, len(count.exec_stats)) == (2, 2)
+
+
 def test_eventlogger_of_a_component_is_chosen_by_list_hash():
     """The event logger task is the (31 + "count".hashCode()) mod 3 = 2nd of the sorted logger
     tasks (94851374 mod 3 = 2), so task 9, found in executor [8 9] on h2:2."""

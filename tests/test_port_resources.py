@@ -35,11 +35,14 @@ def test_slot_memory_is_worker_heap_plus_logwriter():
 
 def test_update_assigned_memory_charges_every_used_slot():
     conf = {"worker.childopts": "-Xmx768m", "topology.worker.logwriter.childopts": "-Xmx64m"}
-    topologies, supervisors = resources.update_assigned_memory(
+    topologies, supervisors, workers = resources.update_assigned_memory(
         {"t-1-1": [("a", 6700), ("a", 6701), ("b", 6700)], "gone-2-2": [("b", 6701)]},
         {"t-1-1": conf})
     assert topologies == {"t-1-1": [0.0, 0.0, 0.0, 2496.0, 0.0, 0.0]}
     assert supervisors == {"a": [0.0, 0.0, 1664.0, 0.0], "b": [0.0, 0.0, 832.0, 0.0]}
+    # per worker, as 1.2.4's TopologyPageInfo.workers and the supervisor page show it
+    slot = WorkerResources(mem_on_heap=832.0, mem_off_heap=0.0, cpu=0.0)
+    assert workers == {"t-1-1": {("a", 6700): slot, ("a", 6701): slot, ("b", 6700): slot}}
 
 
 def test_unplaced_topology_requests_the_defaults_per_executor():

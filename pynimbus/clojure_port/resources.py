@@ -4,17 +4,20 @@ for and was given, and the memory each supervisor has in use.
 1.x (non-resource-aware schedulers): after each scheduling round Nimbus charges every used slot
 with the heap of one worker plus its log writer (:func:`assigned_memory_for_slot`) and keeps,
 per topology, ``[requested on-heap, requested off-heap, requested cpu, assigned on-heap,
-assigned off-heap, assigned cpu]`` and, per supervisor, ``[total mem, total cpu, used mem, used
-cpu]`` (:func:`update_assigned_memory`).  A topology the rounds never placed gets its figures
-from its executors' requests (:func:`requested_resources`).
+assigned off-heap, assigned cpu]``, per topology and slot a ``WorkerResources`` and, per
+supervisor, ``[total mem, total cpu, used mem, used cpu]``
+(:func:`update_assigned_memory`).  A topology the rounds never placed gets its figures from
+its executors' requests (:func:`requested_resources`).
 
 2.x: requested figures are the executors' normalized requests and assigned figures those of the
 executors that hold a slot (:func:`topology_resources_2x`); supervisors carry no used figures.
 """
 
+import collections
 import re
 
 from pynimbus.clojure_port import stats
+from pynimbus.generated.storm.ttypes import WorkerResources
 
 ONHEAP_MEMORY_MB = "topology.component.resources.onheap.memory.mb"
 OFFHEAP_MEMORY_MB = "topology.component.resources.offheap.memory.mb"
@@ -90,6 +93,16 @@ def _int_or(value, default):
     return int(str(value))
 
 
+RoundResources = collections.namedtuple("RoundResources", "topologies supervisors workers")
+RoundResources.__doc__ = """What a 1.2.4 scheduling round records (:func:`update_assigned_memory`).
+
+``topologies``: ``{storm_id: [req on-heap, req off-heap, req cpu, assigned on-heap, assigned
+off-heap, assigned cpu]}``; ``supervisors``: ``{node: [total mem, total cpu, used mem, used
+cpu]}``; ``workers``: ``{storm_id: {(node, port): WorkerResources}}`` (the Cluster's
+``getWorkerResourcesMap``, as nimbus.clj turns it into ``WorkerResources``).
+"""
+
+
 def update_assigned_memory(topology_slots, topology_confs):
     """Port of ``Cluster.updateAssignedMemoryForTopologyAndSupervisor`` (1.2.4) on a fresh
     Cluster's maps.
@@ -98,24 +111,27 @@ def update_assigned_memory(topology_slots, topology_confs):
         assigned (the Cluster's assignments).
     :param topology_confs: ``{storm_id: topology conf}`` of the topologies being scheduled;
         assignments of others are skipped.
-    :returns: ``(topology_resources, supervisor_resources)``: ``{storm_id: [req on-heap,
-        req off-heap, req cpu, assigned on-heap, assigned off-heap, assigned cpu]}`` and
-        ``{node: [total mem, total cpu, used mem, used cpu]}``.
+    :returns: a :class:`RoundResources`: each used slot charged the topology's
+        :func:`assigned_memory_for_slot` (on-heap only), summed per topology and per node.
     """
     per_node = {}
     topologies = {}
+    workers = {}
     for storm_id, slots in topology_slots.items():
         conf = topology_confs.get(storm_id)
         if conf is None:
             continue
         per_slot = assigned_memory_for_slot(conf)
         assigned = 0.0
-        for node, _port in set(slots):
+        slot_resources = workers[storm_id] = {}
+        for node, port in sorted(set(slots)):
             assigned += per_slot
             per_node[node] = per_node.get(node, 0.0) + per_slot
+            slot_resources[(node, port)] = WorkerResources(
+                mem_on_heap=per_slot, mem_off_heap=0.0, cpu=0.0)
         topologies[storm_id] = [0.0, 0.0, 0.0, assigned, 0.0, 0.0]
     supervisors = {node: [0.0, 0.0, used, 0.0] for node, used in per_node.items()}
-    return topologies, supervisors
+    return RoundResources(topologies, supervisors, workers)
 
 
 def _sum_requests(executor_to_component, resources_of, keys):

@@ -20,9 +20,20 @@ Failures, as Storm answers them:
 
 Authorization: each page checks its own operation on the topology's stored conf, and the
 supervisor page shows a topology's tasks per component only to callers allowed "getTopology"
-(``filterAuthorized``).  Not ported: scheduler status (``sched_status`` is never set) and the resource-aware scheduler's figures (1.x gets requested
-resources summed from the component confs and assigned ones from the assignment's
-WorkerResources; 2.x sets neither, as 2.8.8 without the ResourceAwareScheduler).
+(``filterAuthorized``).
+
+Resources, as the non-resource-aware schedulers show them: 1.x reads nimbus's in-memory
+bookkeeping that each scheduling round fills (the monitor's
+:class:`~pynimbus.monitor.ResourceBook`: ``get-resources-for-topology`` for the topology's
+requested/assigned figures, ``get-worker-resources-for-topology`` for each worker's, the
+supervisors' used memory), computing a topology's figures on demand when no round has;
+2.x takes each worker's from the Assignment (what 2.8.8's rounds also record) and sets no
+topology figures (2.8.8 does only with the ResourceAwareScheduler).
+
+Lists come in upstream's order (:mod:`pynimbus.clojure_port.page_order`).  As in Storm, the
+pages read executor heartbeats from ``/workerbeats``; 1.2.4 reads them from nimbus's heartbeat
+cache, which each monitor round refreshes, so its stats may lag by up to a round.  Not ported:
+scheduler status (``sched_status`` is never set).
 """
 
 import collections
@@ -34,13 +45,15 @@ import urllib.parse
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.keys import master_stormcode_key
-from pynimbus.clojure_port import stats, system_topology, tasks
+from pynimbus.clojure_port import executors as port_executors
+from pynimbus.clojure_port import page_order, stats, system_topology, tasks
+from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.java_order import list_hash, string_hash
 from pynimbus.cluster.state import thriftify_debug_options
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
 from pynimbus.handlers.authorization import ALLOW_ALL
-from pynimbus.handlers.queries import status_string, supervisor_summary
+from pynimbus.handlers.queries import set_resources, status_string, supervisor_summary
 from pynimbus.topology_store import read_storm_conf, read_storm_topology
 
 log = logging.getLogger(__name__)
@@ -58,18 +71,21 @@ def _port(node_info):
     return sorted(node_info.port)[0]
 
 
-def executor_node_port(assignment):
-    """The assignment's executors as ``{(start, end): (node, port)}``."""
+def executor_node_port(assignment, compat="1.x"):
+    """The assignment's executors as ``{(start, end): (node, port)}``, in the order upstream's
+    page calls walk them (:func:`pynimbus.clojure_port.page_order.executor_order`)."""
     if assignment is None:
         return {}
-    return {tuple(e): (ni.node, _port(ni)) for e, ni in assignment.executor_node_port.items()}
+    stored = {tuple(e): (ni.node, _port(ni))
+              for e, ni in (assignment.executor_node_port or {}).items()}
+    return {e: stored[e] for e in page_order.executor_order(list(stored), compat)}
 
 
-def executor_host_port(assignment):
-    """The assignment's executors as ``{(start, end): (host, port)}``."""
+def executor_host_port(assignment, compat="1.x"):
+    """The assignment's executors as ``{(start, end): (host, port)}``, in the same order."""
     node_host = (assignment.node_host or {}) if assignment is not None else {}
     return {e: (node_host.get(node), port)
-            for e, (node, port) in executor_node_port(assignment).items()}
+            for e, (node, port) in executor_node_port(assignment, compat).items()}
 
 
 def worker_resources(assignment):
@@ -102,17 +118,23 @@ class PagesHandler:
     :param blob_store: the blob store holding each topology's stored conf and code.
     :param run_blocking: runs a blocking function off the reactor, returning a Deferred.
     :param clock: returns the time in Unix seconds (uptimes).
+    :param resources: the monitor's :class:`~pynimbus.monitor.ResourceBook` (1.x resource
+        bookkeeping); None: figures computed from the stored topology and Assignment only.
     """
 
     authorization = ALLOW_ALL  # the daemon sets the configured one
+    # ``(storm_id, base, assignment) -> six figures or None``: the daemon sets the queries'
+    # get-resources-for-topology, so that every call shares one bookkeeping.
+    topology_resources = None
 
     def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
-                 clock=time.time):
+                 clock=time.time, resources=None):
         self.conf = conf
         self.state = cluster_state
         self.blob_store = blob_store
         self.run_blocking = run_blocking
         self.clock = clock
+        self.resources = resources
 
     @property
     def compat(self):
@@ -156,15 +178,16 @@ class PagesHandler:
         """Port of nimbus.clj ``getTopologyPageInfo`` (1.2.4)."""
         info = self._common_topo_info(storm_id, "getTopologyPageInfo")
         window = window or stats.ALL_TIME
-        nodes = executor_node_port(info.assignment)
+        nodes = executor_node_port(info.assignment, self.compat)
         node_host = (info.assignment.node_host or {}) if info.assignment is not None else {}
         owner = info.base.owner if self.compat == "2.x" else None
         workers = stats.agg_worker_stats(
             storm_id, info.storm_name, info.task_to_component, info.beats, nodes, node_host,
-            worker_resources(info.assignment), include_sys, True, owner=owner)
+            self._worker_resources(storm_id, info.assignment), include_sys, True,
+            owner=owner, compat=self.compat)
         page = stats.agg_topo_execs_stats(
             storm_id, nodes, info.task_to_component, info.beats, info.user_topology, window,
-            include_sys, lambda cid: self.state.last_error(storm_id, cid))
+            include_sys, lambda cid: self.state.last_error(storm_id, cid), self.compat)
         self._add_resources(page, info, include_sys)
         page.workers = workers
         base = info.base
@@ -211,24 +234,32 @@ class PagesHandler:
                     topology, conf, cid, self.compat)
 
     def _add_topology_resources(self, page, info):
-        """1.x ``get-resources-for-topology``: requested resources summed over the assigned
-        executors' components, assigned ones over the assignment's WorkerResources."""
-        requested = [0.0, 0.0, 0.0]
-        keys = (stats.ONHEAP_MEMORY_MB, stats.OFFHEAP_MEMORY_MB, stats.CPU_PCORE_PERCENT)
-        for start, _end in executor_node_port(info.assignment):
-            cid = info.task_to_component.get(start)
-            if cid is None:
-                continue
-            resources = stats.component_resources(info.user_topology, info.storm_conf, cid)
-            for i, key in enumerate(keys):
-                requested[i] += resources.get(key, 0.0)
-        assigned = [0.0, 0.0, 0.0]
-        for r in worker_resources(info.assignment).values():
-            assigned[0] += r.mem_on_heap or 0.0
-            assigned[1] += r.mem_off_heap or 0.0
-            assigned[2] += r.cpu or 0.0
-        page.requested_memonheap, page.requested_memoffheap, page.requested_cpu = requested
-        page.assigned_memonheap, page.assigned_memoffheap, page.assigned_cpu = assigned
+        """1.x: the six figures of ``get-resources-for-topology`` (1.2.4): the last scheduling
+        round's, else computed from the topology's executors and its Assignment."""
+        figures = None
+        if self.topology_resources is not None:
+            figures = self.topology_resources(info.storm_id, info.base, info.assignment)
+        if figures is None:
+            executor_to_component = port_executors.executor_to_component(
+                port_executors.compute_executors(info.task_to_component,
+                                                 info.base.component_executors))
+            figures = port_resources.topology_resources_1x(
+                info.user_topology, info.storm_conf, executor_to_component,
+                info.assignment.worker_resources if info.assignment is not None else None)
+        set_resources(page, figures, self.compat)
+
+    def _worker_resources(self, storm_id, assignment):
+        """Port of ``get-worker-resources-for-topology`` (1.2.4) / ``getWorkerResourcesForTopology``
+        (2.8.8): ``{(node, port): WorkerResources}``.  1.x: the last scheduling round's
+        (each used slot charged one worker's memory), else the Assignment's, remembered."""
+        if self.compat == "2.x" or self.resources is None:
+            return worker_resources(assignment)
+        known = self.resources.id_to_worker_resources.get(storm_id)
+        if known is not None:
+            return known
+        computed = worker_resources(assignment)
+        self.resources.remember_worker_resources(storm_id, computed)
+        return computed
 
     def _replication_count(self, storm_id):
         try:
@@ -251,10 +282,10 @@ class PagesHandler:
                     and component_id not in (topology.spouts or {})):
                 raise stats.UnknownComponent(
                     "topology %s has no component %r" % (storm_id, component_id))
-        hosts = executor_host_port(info.assignment)
+        hosts = executor_host_port(info.assignment, self.compat)
         page = stats.agg_comp_execs_stats(
             hosts, info.task_to_component, info.beats, window, include_sys, storm_id,
-            info.user_topology, component_id)
+            info.user_topology, component_id, self.compat)
         page.resources_map = stats.component_resources(topology, conf, component_id,
                                                        self.compat)
         page.topology_name = info.storm_name
@@ -269,19 +300,20 @@ class PagesHandler:
         return page
 
     def _supervisor_page_info(self, supervisor_id, host, include_sys):
-        """Port of nimbus.clj ``getSupervisorPageInfo`` (1.2.4): the supervisor(s) (by id, or
-        every one on ``host``) and the workers of each topology assigned to them."""
+        """Port of nimbus.clj ``getSupervisorPageInfo`` (1.2.4) / ``Nimbus.getSupervisorPageInfo``
+        (2.8.8): the supervisor(s) (by id, or every one on ``host``) and the workers of each
+        topology assigned to them, in upstream's order."""
         infos = {}
-        for sid in self.state.supervisors():
+        for sid in page_order.supervisor_order(self.state.supervisors(), self.compat):
             found = self.state.supervisor_info(sid)
             if found is not None:
                 infos[sid] = found
         if supervisor_id is None:
-            supervisor_ids = sorted(s for s, i in infos.items() if i.hostname == host)
+            supervisor_ids = [s for s, i in infos.items() if i.hostname == host]
         else:
             supervisor_ids = [supervisor_id]
         assignments = {}
-        for storm_id in sorted(self.state.assignments()):
+        for storm_id in self.state.assignments():
             assignment = self.state.assignment_info(storm_id)
             if assignment is not None:
                 assignments[storm_id] = assignment
@@ -289,10 +321,14 @@ class PagesHandler:
         for sid in supervisor_ids:
             if sid not in infos:
                 raise NotAliveException(msg=str(sid))
-            page.supervisor_summaries.append(supervisor_summary(sid, infos[sid]))
-            for storm_id, assignment in assignments.items():
-                if not any(ni.node == sid for ni in assignment.executor_node_port.values()):
-                    continue
+            node_resources = None
+            if self.compat == "1.x" and self.resources is not None:
+                node_resources = self.resources.node_id_to_resources.get(sid)
+            page.supervisor_summaries.append(
+                supervisor_summary(sid, infos[sid], node_resources, self.compat))
+            on_supervisor = [i for i, a in assignments.items()
+                             if any(ni.node == sid for ni in a.executor_node_port.values())]
+            for storm_id in page_order.supervisor_topology_order(on_supervisor, self.compat):
                 try:
                     info = self._common_topo_info(storm_id, "getSupervisorPageInfo")
                 except NotAliveException:
@@ -305,9 +341,9 @@ class PagesHandler:
                     self.authorization.topology_conf_for("getTopology", info.storm_conf))
                 page.worker_summaries.extend(stats.agg_worker_stats(
                     storm_id, info.storm_name, info.task_to_component, info.beats,
-                    executor_node_port(info.assignment), node_host,
-                    worker_resources(info.assignment), include_sys, user_authorized,
-                    filter_supervisor=sid, owner=owner))
+                    executor_node_port(info.assignment, self.compat), node_host,
+                    self._worker_resources(storm_id, info.assignment), include_sys,
+                    user_authorized, filter_supervisor=sid, owner=owner, compat=self.compat))
         return page
 
     # -- Thrift methods ----------------------------------------------------------------
