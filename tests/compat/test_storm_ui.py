@@ -10,8 +10,12 @@ Storm's own UI daemon on a free loopback port (see ``storm_ui.py``): 1.x,
 ``$PYNIMBUS_STORM_SRC`` on the 2.8.3 jars.  Every test reads a UI REST endpoint and compares it
 with what pynimbus answers over Thrift (``getClusterInfo``, ``getTopologyPageInfo``,
 ``getComponentPageInfo``, ``getSupervisorPageInfo``, ``getTopologyInfo``): HTTP 200, no ``error``
-in the JSON, and the topology names/ids/status/workers/executors/tasks, supervisor hosts/slots
-and the leader equal.
+in the JSON, and the topology names/ids/status/workers/executors/tasks, supervisor hosts/slots,
+resources and the leader equal, lists in the order pynimbus answers them (both UIs keep it).
+What the real Nimbus of each generation answers for such a cluster (checked through the oracle
+harness, and kept in the goldens' ``pages`` captures): 1.2.4 charges every used slot one
+worker's memory (832 MB with the defaults), 2.8.8 counts no worker and lists no executor of a
+topology whose workers never sent a heartbeat.
 
 Runs with ``PYNIMBUS_COMPAT=1`` (``tox -e compat`` sets it).  1.x then needs Java and Storm
 1.2.4's jars in ``.cache/maven`` or ``mvn`` to resolve them (the first run downloads them); 2.x
@@ -70,6 +74,10 @@ ALL_TIME = ":all-time"
 SUPERVISOR_VERSIONS = {"1.x": maven.STORM_1X, "2.x": maven.TARGET_2X}
 
 UICluster = collections.namedtuple("UICluster", "generation target ui storm_ids")
+
+# 1.2.4's bookkeeping: every used slot is charged worker.heap.memory.mb (768, as the default
+# worker.childopts names no -Xmx) plus the log writer's -Xmx64m.
+SLOT_MEMORY_1X = 832.0
 
 
 @pytest.fixture(scope="module", params=["1.x", "2.x"])
@@ -205,6 +213,10 @@ def test_topology_page(cluster, name):
         storm_id, name, info.status, info.owner)
     assert (body["workersTotal"], body["executorsTotal"], body["tasksTotal"]) == (
         info.num_workers, info.num_executors, info.num_tasks)
+    if cluster.generation == "1.x":
+        assert (body["requestedMemOnHeap"], body["requestedCpu"], body["assignedMemOnHeap"]) \
+            == (info.requested_memonheap, info.requested_cpu, info.assigned_memonheap) \
+            == (0.0, 0.0, SLOT_MEMORY_1X * len(info.workers))
     assert body["window"] == ALL_TIME
     conf = json.loads(info.topology_conf)
     assert body["configuration"] == conf
@@ -228,14 +240,21 @@ def test_topology_page(cluster, name):
     assert set(spouts) == set(topology.spouts)
     assert set(bolts) == set(topology.bolts)  # system components hidden without sys=true
 
-    # Workers section: every assigned slot, with what runs there.
+    # Workers section: every assigned slot, with what runs there, in pynimbus's order.
+    assert [(w["host"], w["port"], w["assignedMemOnHeap"]) for w in body["workers"]] == [
+        (w.host, w.port, w.assigned_memonheap) for w in info.workers]
     workers = {(w["host"], w["port"]): (w["supervisorId"], w["topologyId"],
                                         w["executorsTotal"], w["componentNumTasks"])
                for w in body["workers"]}
     assert workers == {(w.host, w.port): (w.supervisor_id, w.topology_id, w.num_executors,
                                           w.component_to_num_tasks) for w in info.workers}
     assert set(workers) == set(assigned_executors(cluster, name).values())
-    assert len(workers) == body["workersTotal"]
+    if cluster.generation == "1.x":
+        assert len(workers) == body["workersTotal"]
+        assert {w["assignedMemOnHeap"] for w in body["workers"]} == {SLOT_MEMORY_1X}
+    else:  # no worker has sent a heartbeat: 2.8.8 counts none, but lists every slot
+        assert body["workersTotal"] == 0
+        assert all(w["assignedMemOnHeap"] > 0 for w in body["workers"])
     # Without sys=true the per-worker task counts leave out the ackers, as the spout and bolt
     # tables do.
     assert sum(n for _s, _t, _e, per in workers.values() for n in per.values()) == sum(
@@ -261,13 +280,17 @@ def test_component_page(cluster, name, component):
         assert kind == "bolt"
     assert (body["id"], body["componentType"], body["name"], body["topologyId"],
             body["topologyStatus"]) == (component, kind, name, storm_id, info.topology_status)
-    assert (body["executors"], body["tasks"]) == (info.num_executors, info.num_tasks)
-    executors = {e["id"]: (e["host"], e["port"]) for e in body["executorStats"]}
-    assert executors == {
-        executor_id(s.exec_summary.executor_info): (s.exec_summary.host, s.exec_summary.port)
-        for s in info.exec_stats}
-    assert executors == assigned_executors(cluster, name, component)
+    assert (body["executors"], body["tasks"]) == (info.num_executors or 0, info.num_tasks or 0)
+    executors = [(e["id"], e["host"], e["port"]) for e in body["executorStats"]]
+    assert executors == [
+        (executor_id(s.exec_summary.executor_info), s.exec_summary.host, s.exec_summary.port)
+        for s in info.exec_stats]
     assert len(executors) == body["executors"]
+    if cluster.generation == "1.x":
+        assert {e: (h, p) for e, h, p in executors} == assigned_executors(cluster, name,
+                                                                          component)
+    else:  # 2.8.8 lists only executors that sent a heartbeat: none here
+        assert executors == []
     assert ("spoutSummary" if kind == "spout" else "boltStats") in body
     assert body["componentErrors"] == []
 
@@ -281,13 +304,16 @@ def test_supervisor_page(cluster, query):
     key, value = query.split("=")
     info = call(cluster, "getSupervisorPageInfo", id=value if key == "id" else None,
                 host=value if key == "host" else None, is_include_sys=False)
-    assert [(s["id"], s["host"], s["slotsTotal"]) for s in body["supervisors"]] == [
-        (s.supervisor_id, s.host, s.num_workers) for s in info.supervisor_summaries]
+    assert [(s["id"], s["host"], s["slotsTotal"], s["usedMem"]) for s in body["supervisors"]] \
+        == [(s.supervisor_id, s.host, s.num_workers, s.used_mem or 0.0)
+            for s in info.supervisor_summaries]
     assert len(body["supervisors"]) == 1
-    workers = sorted((w["topologyId"], w["host"], w["port"], w["executorsTotal"])
-                     for w in body["workers"])
-    assert workers == sorted((w.topology_id, w.host, w.port, w.num_executors)
-                             for w in info.worker_summaries)
+    workers = [(w["topologyId"], w["host"], w["port"], w["executorsTotal"])
+               for w in body["workers"]]
+    assert workers == [(w.topology_id, w.host, w.port, w.num_executors)
+                       for w in info.worker_summaries]
+    if cluster.generation == "1.x":  # 832 MB per worker the last scheduling round placed
+        assert body["supervisors"][0]["usedMem"] == SLOT_MEMORY_1X * len(workers)
     host = body["supervisors"][0]["host"]
     assigned = set()
     for name in cluster.storm_ids:
@@ -315,10 +341,33 @@ def test_topology_views(cluster, suffix):
 
 
 def test_topology_workers(cluster):
+    """The slots of getTopologyInfo's executors: 1.2.4's UI keeps their order (``distinct``),
+    2.8.8's goes through a HashSet."""
     storm_id = cluster.storm_ids["ui_wordcount"]
     body = page(cluster, "/api/v1/topology-workers/" + urllib.parse.quote(storm_id))
-    assert {(w["host"], w["port"]) for w in body["hostPortList"]} == set(
-        assigned_executors(cluster, "ui_wordcount").values())
+    host_ports = [(w["host"], w["port"]) for w in body["hostPortList"]]
+    slots = list(dict.fromkeys(assigned_executors(cluster, "ui_wordcount").values()))
+    if cluster.generation == "1.x":
+        assert host_ports == slots
+    else:
+        assert sorted(host_ports) == sorted(slots)
+
+
+def test_topology_page_with_system_stats(cluster):
+    """``?sys=true``: the system components (the ackers) join the bolts, as 1.2.4 and 2.8.8
+    show them for a topology nobody runs."""
+    name = "ui_wordcount"
+    body = page(cluster, topology_path(cluster, name, "?sys=true"))
+    info = call(cluster, "getTopologyPageInfo", id=cluster.storm_ids[name], window=ALL_TIME,
+                is_include_sys=True)
+    bolts = {b["boltId"]: (b["executors"], b["tasks"]) for b in body["bolts"]}
+    assert bolts == {cid: (a.common_stats.num_executors, a.common_stats.num_tasks)
+                     for cid, a in info.id_to_bolt_agg_stats.items()}
+    if cluster.generation == "1.x":
+        assert bolts["__acker"] == (3, 3)  # one acker per worker
+        assert sum(n for w in body["workers"] for n in w["componentNumTasks"].values()) == 12
+    else:  # 2.8.8's placeholders: every bolt of the system topology (but __system)
+        assert "__acker" in bolts
 
 
 def test_cluster_configuration(cluster):
@@ -331,12 +380,6 @@ def test_cluster_configuration(cluster):
 # They pass once pynimbus serves the call; an error other than the recorded one fails.
 
 KNOWN_GAPS = {
-    "topology_page_with_system_stats": (
-        "/topology/{id}?sys=true", 500, "Internal error processing getTopologyPageInfo",
-        "getTopologyPageInfo(id, ':all-time', is_include_sys=true) fails in pynimbus "
-        "(clojure_port/stats.py agg_pre_merge_topo_page_bolt: mk_include_sys_filter(True) "
-        "returns the executor's missing emitted map as None, then .values(); 1.2.4 sums nil "
-        "to 0) for every executor without heartbeats"),
     "log_config": (
         "/topology/{id}/logconfig", 500, "getLogConfig is not supported yet by pynimbus",
         "getLogConfig is not implemented (the UI's log-level panel on the topology page)"),
