@@ -43,6 +43,7 @@ from compat.oracle.targets import pynimbus_target  # noqa: E402
 from nimbus_process import RawClient  # noqa: E402
 from pynimbus.cluster import make_cluster_state, paths  # noqa: E402
 from pynimbus.generated.storm.ttypes import KillOptions  # noqa: E402
+from pynimbus.handlers.lifecycle import storm_id_of  # noqa: E402
 from zookeeper_server import ZooKeeperServer  # noqa: E402
 
 TIMEOUT = 180.0
@@ -65,14 +66,6 @@ def poll(fn, what, timeout=TIMEOUT, interval=0.05):
         if time.monotonic() > deadline:
             raise RuntimeError("timed out after %.0f s waiting for %s" % (timeout, what))
         time.sleep(interval)
-
-
-def storm_id_of(state, name):
-    for storm_id in state.active_storms():
-        base = state.storm_base(storm_id)
-        if base is not None and base.name == name:
-            return storm_id
-    return None
 
 
 def download_secs(generation, log_text):

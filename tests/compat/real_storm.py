@@ -54,7 +54,8 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from . import storm_cli, topology_jars
 from .oracle import maven
-from .oracle.java_nimbus import java_executable, terminate, write_hosts_file, yaml_lines
+from .oracle.java_nimbus import (LOG4J2_XML, java_executable, terminate, write_hosts_file,
+                                 yaml_lines)
 from nimbus_process import LOOPBACK, free_port
 from pynimbus.generated.storm import ttypes
 
@@ -74,22 +75,6 @@ Topology = collections.namedtuple("Topology", "jar main_class args options execu
 WORKER_HEAP_MB = 256
 SUPERVISOR_JVM_FLAGS = ["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                         "-Djava.net.preferIPv4Stack=true"]
-
-CLUSTER_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<Configuration status="WARN" monitorInterval="0" shutdownHook="disable">
-  <Appenders>
-    <File name="A1" fileName="${sys:storm.log.dir}/${sys:logfile.name}" append="true">
-      <PatternLayout pattern="%d{HH:mm:ss.SSS} %-5level [%t] %c{1.} - %msg%n"/>
-    </File>
-  </Appenders>
-  <Loggers>
-    <Logger name="org.apache.storm.shade.org.apache.zookeeper" level="WARN"/>
-    <Logger name="org.apache.storm.shade.org.apache.curator" level="WARN"/>
-    <Logger name="org.apache.zookeeper" level="WARN"/>
-    <Root level="INFO"><AppenderRef ref="A1"/></Root>
-  </Loggers>
-</Configuration>
-"""
 
 # Same file names as upstream's worker.xml (worker.log, worker.log.out/.err for the LogWriter's
 # STDOUT/STDERR loggers), without rolling or syslog.
@@ -199,7 +184,8 @@ class StormHome:
         self.log4j2_dir = os.path.join(root, "log4j2")
         self.hosts_file = os.path.join(root, "hosts")
 
-    def build(self):
+    def build(self, daemon_log):
+        """Create the layout; the daemon's log4j2 file (``cluster.xml``) logs to ``daemon_log``."""
         lib_dirs = {os.path.join(self.root, name): jars
                     for name, jars in home_jars(self.version).items()}
         for directory in sorted(lib_dirs) + [self.conf_dir, self.log4j2_dir,
@@ -210,7 +196,8 @@ class StormHome:
                 link = os.path.join(directory, os.path.basename(jar))
                 if not os.path.lexists(link):
                     os.symlink(jar, link)
-        for name, text in (("cluster.xml", CLUSTER_XML), ("worker.xml", WORKER_XML)):
+        for name, text in (("cluster.xml", LOG4J2_XML % {"log": daemon_log}),
+                           ("worker.xml", WORKER_XML)):
             with open(os.path.join(self.log4j2_dir, name), "w") as f:
                 f.write(text)
         write_hosts_file(self.hosts_file)
@@ -288,7 +275,6 @@ class RealSupervisor:
             "-Dstorm.home=" + self.home.root,
             "-Dstorm.conf.file=" + self.conf_path,
             "-Dstorm.log.dir=" + self.log_dir,
-            "-Dlogfile.name=supervisor.log",
             "-Dlog4j.configurationFile=" + os.path.join(self.home.log4j2_dir, "cluster.xml"),
         ]
         if self.generation == "1.x":
@@ -299,7 +285,7 @@ class RealSupervisor:
         """Launch the supervisor (returns at once; wait for its registration in ZooKeeper)."""
         if self.java is None:
             raise RealStormError("no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)")
-        self.home.build()
+        self.home.build(self.log_path)
         for directory in (self.local_dir, self.log_dir):
             os.makedirs(directory, exist_ok=True)
         with open(self.conf_path, "w") as f:

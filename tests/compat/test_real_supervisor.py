@@ -33,6 +33,7 @@ from compat.oracle.targets import pynimbus_target
 from nimbus_process import RawClient
 from pynimbus.cluster import make_cluster_state
 from pynimbus.generated.storm.ttypes import KillOptions, RebalanceOptions, TopologyStatus
+from pynimbus.handlers.lifecycle import storm_id_of
 
 ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
 
@@ -105,11 +106,7 @@ class RealCluster:
                                     self.topology(name))
 
     def storm_id(self, name):
-        for storm_id in self.state.active_storms():
-            base = self.state.storm_base(storm_id)
-            if base is not None and base.name == name:
-                return storm_id
-        return None
+        return storm_id_of(self.state, name)
 
     def slots(self, storm_id):
         """``{port: sorted executors}`` of pynimbus's Assignment on this supervisor."""
