@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pynimbus.clojure_port import page_order, stats
+from pynimbus.clojure_port import java_order, page_order, stats
 from pynimbus.cluster.state import ExecutorBeat
 from pynimbus.generated.storm.ttypes import (
     Bolt, BoltStats, ComponentCommon, ComponentObject, ComponentType, ErrorInfo,
@@ -470,6 +470,23 @@ def test_2x_executor_order_follows_the_java_hash_maps():
     order = page_order.executor_order(WORDCOUNT_ASSIGNED, "2.x")
     assert [s for s, _e in order] == [8, 6, 4, 12, 10, 2, 7, 5, 11, 3, 1, 9]
     assert page_order.executor_order([(1, 1), (2, 2), (3, 3)], "2.x") == [(3, 3), (2, 2), (1, 1)]
+
+
+def test_2x_executor_order_through_tree_bins():
+    """25 single-task executors: their List hash codes share two buckets of a 64-slot table,
+    which become red-black trees; 2.8.3 stored and listed them in this order."""
+    assigned = [(e, e) for e in list(range(1, 26, 2)) + list(range(2, 26, 2))]
+    expected = [14, 10, 8, 24, 22, 6, 20, 2, 4, 16, 18, 12, 13, 11, 7, 9, 19, 23, 21, 25, 5,
+                1, 3, 15, 17]
+    assert [s for s, _e in page_order.executor_order(assigned, "2.x", "info")] == expected
+
+
+def test_java_hash_map_agrees_with_the_plain_model_without_trees():
+    """Without tree bins the simulated HashMap iterates as java_order's bucket model."""
+    keys = [(e, e) for e in (5, 1, 16, 3, 12, 9, 2)]
+    for key_hash in (java_order.executor_details_hash, java_order.executor_list_hash):
+        assert page_order.hash_map_order(keys, key_hash) == \
+            java_order.java_hash_map_order(keys, key_hash)
 
 
 def test_worker_order_per_generation():

@@ -307,7 +307,7 @@ class QueriesHandler:
         beats = self.state.executor_beats(storm_id, executor_node_port) if assignment else {}
         executors = []
         # in the order upstream walks its executor->node+port (what the UI lists)
-        for executor in page_order.executor_order(executor_node_port, self.compat):
+        for executor in page_order.executor_order(executor_node_port, self.compat, "info"):
             node_info = executor_node_port[executor]
             beat = beats.get(tuple(executor))
             summary = ExecutorSummary(
