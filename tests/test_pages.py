@@ -311,7 +311,7 @@ def test_supervisor_page_by_id_and_by_host(make_cluster):
                            is_include_sys=False)
     assert by_host == by_id
     empty = cluster.call("getSupervisorPageInfo", id=None, host="nowhere", is_include_sys=False)
-    assert (empty.supervisor_summaries, empty.worker_summaries) == ([], [])
+    assert (empty.supervisor_summaries, empty.worker_summaries) == (None, None)  # as Storm
 
 
 def test_unknown_ids(make_cluster):

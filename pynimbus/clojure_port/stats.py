@@ -9,22 +9,22 @@ and components whose id starts with ``__`` left out unless ``include_sys``.  Ave
 weighted by their counts (complete latency by acked, execute and process latency by executed),
 and a bolt executor's capacity is ``sum(execute latency x executed) / (1000 x min(uptime,
 600))`` over the 10-minute window.  2.8.8's ``StatsUtil`` (storm-server) computes the same
-numbers; the few places where it differs are noted on the functions.
+numbers; where it differs (a ``compat`` argument) is noted on the functions: it skips executors
+without a heartbeat, and sets every number where 1.2.4 leaves a nil one unset.
 
 Internal values are dicts with snake_case keys named after stats.clj's keywords
 (``:executeLatencyTotal`` is ``"execute_latency_total"``); a bolt's per-stream keys are
 ``(component, stream)`` tuples, a spout's are stream ids.  The ``thriftify_*`` functions turn
-them into Storm's Thrift structs, setting every numeric field (0 when Storm leaves it unset,
-which is what a Java reader sees for an unset primitive anyway).
+them into Storm's Thrift structs.  Executors are walked in the order the caller gives them
+(upstream's, :mod:`pynimbus.clojure_port.page_order`), so workers and executor rows come out
+in upstream's order.
 
 Deliberate differences, kept small:
 
 * an executor whose first task has no component (not in ``task_to_component``) is skipped
   (Storm fails on it);
 * a stream that has an execute latency but no executed count, or the reverse, counts as 0 in
-  the capacity (1.2.4 fails; 2.8.8 counts it as 0);
-* executors, workers and per-executor rows come out sorted by executor / slot, where Storm
-  follows its hash maps' order.
+  the capacity (1.2.4 fails; 2.8.8 counts it as 0).
 """
 
 import json

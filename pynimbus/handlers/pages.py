@@ -189,7 +189,8 @@ class PagesHandler:
             storm_id, nodes, info.task_to_component, info.beats, info.user_topology, window,
             include_sys, lambda cid: self.state.last_error(storm_id, cid), self.compat)
         self._add_resources(page, info, include_sys)
-        page.workers = workers
+        if info.assignment is not None or self.compat != "2.x":
+            page.workers = workers  # 2.8.8 sets no list without an Assignment
         base = info.base
         if base.owner:
             page.owner = base.owner
@@ -317,15 +318,16 @@ class PagesHandler:
             assignment = self.state.assignment_info(storm_id)
             if assignment is not None:
                 assignments[storm_id] = assignment
-        page = SupervisorPageInfo(supervisor_summaries=[], worker_summaries=[])
+        # Storm adds to each list (add_to_...), so a list with nothing added stays unset
+        page = SupervisorPageInfo()
         for sid in supervisor_ids:
             if sid not in infos:
                 raise NotAliveException(msg=str(sid))
             node_resources = None
             if self.compat == "1.x" and self.resources is not None:
                 node_resources = self.resources.node_id_to_resources.get(sid)
-            page.supervisor_summaries.append(
-                supervisor_summary(sid, infos[sid], node_resources, self.compat))
+            page.supervisor_summaries = (page.supervisor_summaries or []) + [
+                supervisor_summary(sid, infos[sid], node_resources, self.compat)]
             on_supervisor = [i for i, a in assignments.items()
                              if any(ni.node == sid for ni in a.executor_node_port.values())]
             for storm_id in page_order.supervisor_topology_order(on_supervisor, self.compat):
@@ -339,11 +341,13 @@ class PagesHandler:
                 user_authorized = self.authorization.permitted(  # filterAuthorized "getTopology"
                     "getTopology", info.storm_name,
                     self.authorization.topology_conf_for("getTopology", info.storm_conf))
-                page.worker_summaries.extend(stats.agg_worker_stats(
+                workers = stats.agg_worker_stats(
                     storm_id, info.storm_name, info.task_to_component, info.beats,
                     executor_node_port(info.assignment, self.compat), node_host,
                     self._worker_resources(storm_id, info.assignment), include_sys,
-                    user_authorized, filter_supervisor=sid, owner=owner, compat=self.compat))
+                    user_authorized, filter_supervisor=sid, owner=owner, compat=self.compat)
+                if workers:
+                    page.worker_summaries = (page.worker_summaries or []) + workers
         return page
 
     # -- Thrift methods ----------------------------------------------------------------
