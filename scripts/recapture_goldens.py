@@ -11,10 +11,14 @@ and name probes; ``_about.json``: what ran).  Only data is written; jars stay in
     python scripts/recapture_goldens.py                    # all versions, all references
     python scripts/recapture_goldens.py --versions 2.8.3   # one version
     python scripts/recapture_goldens.py --check            # capture, diff against the goldens
+    python scripts/recapture_goldens.py --only wordcount --merge pages   # one part only
 
 ``--check`` exits 1 when a fresh capture differs from the committed goldens (a determinism
 check of the harness, or a sign the goldens are stale).  ``--only`` captures a subset; storm ids
 count submissions, so a subset changes ``storm_id.counter`` and is not written unless ``--force``.
+``--merge KEY`` writes only the ``KEY`` part of each fresh capture into the committed golden of
+its reference (which must exist), leaving the rest of the golden as it was: a new part of the
+capture (``pages``) can be added without recapturing what the goldens already hold.
 """
 
 import argparse
@@ -78,6 +82,26 @@ def write_goldens(version, captures, info, prune=True):
     return out_dir
 
 
+def merge_goldens(version, captures, key):
+    """Write ``capture[key]`` (or its absence) into each existing golden; the paths written."""
+    out_dir = os.path.join(GOLDENS_DIR, version)
+    written = []
+    for ref_id, capture in captures.items():
+        path = os.path.join(out_dir, ref_id + ".json")
+        if ref_id.startswith("_") or not os.path.exists(path):
+            continue
+        with open(path) as f:
+            golden = json.load(f)
+        if key in capture:
+            golden[key] = capture[key]
+        else:
+            golden.pop(key, None)
+        with open(path, "w") as f:
+            f.write(dumps(golden))
+        written.append(path)
+    return written
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--versions", default=",".join(maven.configured_versions()),
@@ -86,6 +110,8 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="compare with the committed goldens instead of writing them")
     parser.add_argument("--force", action="store_true", help="write even with --only")
+    parser.add_argument("--merge", metavar="KEY",
+                        help="write only this part of each capture into the existing goldens")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
 
@@ -137,6 +163,9 @@ def main(argv=None):
                 log("Storm %s: %d of %d captures differ from the goldens"
                     % (version, bad, len(captures)))
                 status = status or (1 if bad else 0)
+            elif args.merge:
+                written = merge_goldens(version, captures, args.merge)
+                log("merged %r into %d goldens of %s" % (args.merge, len(written), version))
             elif args.only and not args.force:
                 log("--only: not writing (storm id counters depend on the full order); "
                     "use --force to write anyway")

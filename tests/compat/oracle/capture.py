@@ -18,11 +18,18 @@ reference of ``compat/reference_topologies.py`` in order, each in isolation:
    the task -> component map (from the executors of ``getTopologyInfo``), the topology's blob
    keys, metadata and content (conf gunzipped, code decoded; recorded as ``*_same_as`` when equal
    to ``getTopologyConf`` / ``getUserTopology``), and which ZooKeeper nodes exist for the id;
-5. lifecycle: deactivate / activate (twice each) / debug on and off / rebalance (wait 0 with new
+5. for the references of :data:`PAGE_REFERENCES`, the Storm UI's page calls (:meth:`Capturer.pages`):
+   ``getTopologyPageInfo`` (all-time, without and with system components, ``topology_conf`` as
+   its difference from the Nimbus conf), ``getComponentPageInfo`` of every component of the
+   system topology (system ones with ``is_include_sys``) and ``getSupervisorPageInfo`` of each
+   supervisor, by id and by host (the fake supervisors' ``version``, which the harness writes
+   per target, as ``<supervisor-version>``).  Lists keep the order the Nimbus answered
+   (workers, executor rows): the UI shows them in that order;
+6. lifecycle: deactivate / activate (twice each) / debug on and off / rebalance (wait 0 with new
    workers/executors, then wait 300 to see REBALANCING) / kill (wait 300 to see KILLED, then
    wait 0) with the StormBase (and Assignment) after each step and the exceptions of
    transitions that do not exist;
-6. kill with wait 0 and wait until the topology is removed; record what is left.
+7. kill with wait 0 and wait until the topology is removed; record what is left.
 
 Normalisation (:func:`normalize`): storm ids become ``<name>-{N}-{T}`` (the counter is kept in
 ``storm_id.counter``), work directories become ``<storm.local.dir>``/``<workdir>``, ports and
@@ -57,6 +64,16 @@ VOLATILE_CONF_KEYS = {
 }
 USER_KEYS = {"owner", "topology.submitter.user"}
 TIME_KEYS = {"launch_time_secs", "uptime_secs", "time_secs", "nimbus_uptime_secs"}
+
+# References whose UI page answers are captured (step 5 of the module docstring): a topology
+# placed in more than 8 executors, 25 executors (2.x hash tree bins), multi-task executors,
+# ackers and event loggers, metrics consumers, uneven supervisors, a small inactive one, and
+# one that was never placed.
+PAGE_REFERENCES = ("wordcount", "all_groupings", "tasks_above_executors", "ackers_eventloggers",
+                   "metrics_consumers", "three_small_supervisors", "inactive_start",
+                   "cannot_fit")
+SUPERVISOR_VERSION = "<supervisor-version>"
+PAGE_WINDOW = ":all-time"
 
 UPLOAD_CHUNK = 307200
 KILL_WAIT_LONG = 300
@@ -156,6 +173,7 @@ class Capturer:
         self.state = None
         self._nimbus_conf = None
         self._current_supervisors = []
+        self.supervisor_specs_now = []
         self.timings = {}
         self.repl = Replacements()
         self.repl.add(target.local_dir, "<storm.local.dir>")
@@ -471,6 +489,38 @@ class Capturer:
             for sid in sorted(self._current_supervisors)}
         return out
 
+    def pages(self, storm_id, system_topology=None):
+        """The UI's page calls for one topology and the current supervisors (step 5)."""
+        out = {}
+        for include_sys in (False, True):
+            page = self.try_call("getTopologyPageInfo", id=storm_id, window=PAGE_WINDOW,
+                                 is_include_sys=include_sys)
+            if "ok" in page and isinstance(page["ok"].get("topology_conf"), str):
+                page["ok"]["topology_conf"] = self.conf_delta(
+                    json.loads(page["ok"]["topology_conf"]))
+            out["topology_with_system" if include_sys else "topology"] = page
+        components = set()
+        for kind in ("spouts", "bolts"):
+            components |= set(((system_topology or {}).get("ok") or {}).get(kind) or {})
+        out["components"] = {
+            cid: self.try_call("getComponentPageInfo", topology_id=storm_id, component_id=cid,
+                               window=PAGE_WINDOW, is_include_sys=cid.startswith("__"))
+            for cid in sorted(components)}
+        specs = self.supervisor_specs_now
+        out["supervisors_by_id"] = {
+            spec.id: self.try_call("getSupervisorPageInfo", id=spec.id, host=None,
+                                   is_include_sys=False) for spec in specs}
+        out["supervisors_by_host"] = {
+            host: self.try_call("getSupervisorPageInfo", id=None, host=host,
+                                is_include_sys=True)
+            for host in sorted({spec.host for spec in specs})}
+        for by in ("supervisors_by_id", "supervisors_by_host"):
+            for result in out[by].values():
+                for summary in (result.get("ok") or {}).get("supervisor_summaries") or ():
+                    if summary.get("version") == self.target.storm_version:
+                        summary["version"] = SUPERVISOR_VERSION
+        return out
+
     def wait_removed(self, storm_id):
         started = time.monotonic()
         gone = self.poll(lambda: True if self.state.storm_base(storm_id) is None else None,
@@ -562,6 +612,7 @@ class Capturer:
                "target_generation": self.target.generation}
         specs = self.supervisor_specs(ref)
         self._current_supervisors = [s.id for s in specs]
+        self.supervisor_specs_now = specs
         out["supervisors"] = [list(s) for s in specs]
         with FakeSupervisors(self.target.cluster_conf, specs, self.target.storm_version):
             if specs:
@@ -603,6 +654,8 @@ class Capturer:
             out["storm_id"] = self.storm_id_json(storm_id, ref.name)
             out["assignment_wait"] = self.wait_assignment(storm_id, expect_none=not specs)
             out.update(self.snapshot(storm_id))
+            if ref.id in PAGE_REFERENCES:
+                out["pages"] = self.pages(storm_id, out.get("system_topology"))
             out["blobs"] = self.capture_blobs(storm_id, out.get("topology_conf"),
                                               out.get("user_topology"))
             out["zk"] = self.zk_snapshot(storm_id, out["blobs"].get("keys", ()))
