@@ -151,6 +151,18 @@ def exclamation_topology(generation, name):
                     [name, "1"], {}, 8)
 
 
+def reference_topology(generation, main_class, name, workers=1, options=None):
+    """The :class:`Topology` submitting reference topology ``main_class`` (``tests/compat/java``,
+    built by :mod:`.topology_jars` against the generation's Storm) as ``name`` on ``workers``
+    workers, with ``options`` as ``-c`` settings; ``executors`` is not counted (None).
+
+    :raises maven.MavenUnavailable: the jar cannot be built.
+    """
+    version = maven.STORM_1X if generation == "1.x" else maven.STORM_2X
+    return Topology(topology_jars.topology_jar(version), main_class, [name, str(workers)],
+                    dict(options or {}), None)
+
+
 def java_home(java):
     """The JAVA_HOME of a ``java`` executable (``<home>/bin/java``)."""
     return os.path.dirname(os.path.dirname(os.path.realpath(shutil.which(java) or java)))

@@ -11,6 +11,8 @@ import org.apache.storm.trident.operation.TridentCollector;
 import org.apache.storm.trident.tuple.TridentTuple;
 import org.apache.storm.tuple.Fields;
 import org.apache.storm.tuple.Values;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The seed example: per batch, for each user, the number of scores and their sum, printed.
@@ -44,11 +46,16 @@ public class UserScoreTopology {
         }
     }
 
-    /** Prints each tuple's values to the worker's stdout; emits nothing. */
+    /**
+     * Prints each tuple's values to the worker's log (worker.log, where the real-worker tests
+     * read them: {@code PrintEachFunc: [<user> count=<n> total=<sum>]}); emits nothing.
+     */
     public static class PrintEachFunc extends BaseFunction {
+        private static final Logger LOG = LoggerFactory.getLogger(PrintEachFunc.class);
+
         @Override
         public void execute(TridentTuple tuple, TridentCollector collector) {
-            System.out.println("PrintEachFunc: " + tuple.getValues());
+            LOG.info("PrintEachFunc: {}", tuple.getValues());
         }
     }
 
