@@ -442,43 +442,62 @@ def test_executor_rows_last_first_in_1x_in_order_in_2x():
     assert starts("2.x") == [3, 2]
 
 
-# Orders (the expected lists are what the real Nimbus 1.2.4 and 2.8.3 answered for these
-# assignments: TopologyInfo executors and TopologyPageInfo workers of the Storm UI test's
-# topologies, given the executors in the order pynimbus's scheduler assigned them)
+# Orders.  The expected lists are what the real Nimbus 1.2.4 and 2.8.3 answered
+# (TopologyInfo executors, TopologyPageInfo workers) for the Storm UI test's topologies, given
+# which slot each executor has.
 
-WORDCOUNT_ASSIGNED = [(e, e) for e in (1, 4, 7, 10, 2, 5, 8, 11, 3, 6, 9, 12)]
+
+def slots_of(*slots, executors=12):
+    """``{(e, e): slot}``: executor 1 in the first slot, 2 in the next, ... round robin."""
+    return {(e, e): slots[(e - 1) % len(slots)] for e in range(1, executors + 1)}
+
+
+WORDCOUNT_1X = slots_of(("sup-b", 6700), ("sup-a", 6700), ("sup-b", 6701))
+WORDCOUNT_2X = slots_of(("sup-a", 6700), ("sup-b", 6700), ("sup-a", 6701))
+
+
+def starts(executors):
+    return [s for s, _e in executors]
 
 
 def test_1x_executor_order_of_a_clojure_hash_map():
     """12 executors: 1.2.4 writes and reads them back through Clojure hash maps, so the order
     follows their hashes."""
-    order = page_order.executor_order(WORDCOUNT_ASSIGNED, "1.x")
-    assert [s for s, _e in order] == [8, 12, 2, 7, 3, 1, 6, 9, 11, 5, 10, 4]
-    assert page_order.wire_order_1x(WORDCOUNT_ASSIGNED) == order
+    order = page_order.executor_order(WORDCOUNT_1X, "1.x")
+    assert starts(order) == [8, 12, 2, 7, 3, 1, 6, 9, 11, 5, 10, 4]
+    assert page_order.wire_order_1x(page_order.assign_order(WORDCOUNT_1X, "1.x")) == order
 
 
 def test_1x_executor_order_of_small_topologies_follows_the_java_maps():
     """Up to 8 executors the Clojure maps keep the order of the Java maps before them
     (executorToSlot's HashMap(0), then Thrift's HashMap(2n))."""
-    assert page_order.executor_order([(1, 1), (2, 2), (3, 3)], "1.x") == [(2, 2), (1, 1), (3, 3)]
-    assert page_order.executor_order([(e, e) for e in (1, 3, 5, 7, 2, 4, 6)], "1.x") == \
-        [(e, e) for e in (7, 6, 5, 4, 3, 2, 1)]
+    one_slot = slots_of(("sup-a", 6701), executors=3)
+    assert starts(page_order.executor_order(one_slot, "1.x")) == [2, 1, 3]
+    two_slots = slots_of(("sup-b", 6703), ("sup-a", 6703), executors=7)
+    assert starts(page_order.executor_order(two_slots, "1.x")) == [7, 6, 5, 4, 3, 2, 1]
 
 
 def test_2x_executor_order_follows_the_java_hash_maps():
-    """2.8.8's leader walks HashMaps keyed by ExecutorDetails, then by List<Long>."""
-    order = page_order.executor_order(WORDCOUNT_ASSIGNED, "2.x")
-    assert [s for s, _e in order] == [8, 6, 4, 12, 10, 2, 7, 5, 11, 3, 1, 9]
-    assert page_order.executor_order([(1, 1), (2, 2), (3, 3)], "2.x") == [(3, 3), (2, 2), (1, 1)]
+    """2.8.8's leader walks HashMaps keyed by ExecutorDetails, then by List<Long>; ties in a
+    bucket keep the even scheduler's assignment order (slots in WorkerSlot hash order)."""
+    assert starts(page_order.executor_order(WORDCOUNT_2X, "2.x")) == \
+        [8, 6, 4, 12, 10, 2, 7, 5, 11, 3, 1, 9]
+    assert starts(page_order.executor_order(slots_of(("sup-b", 6701), executors=3), "2.x")) \
+        == [3, 2, 1]
+    # the goldens' word count, the same placement on other node ids: executors 2 and 10 share
+    # a bucket, and the order of their slots' hashes puts them the other way round
+    golden = slots_of(("wordcount-a", 6700), ("wordcount-b", 6700), ("wordcount-a", 6701))
+    assert starts(page_order.executor_order(golden, "2.x", "info")) == \
+        [8, 6, 4, 12, 2, 10, 7, 5, 11, 3, 1, 9]
 
 
 def test_2x_executor_order_through_tree_bins():
     """25 single-task executors: their List hash codes share two buckets of a 64-slot table,
     which become red-black trees; 2.8.3 stored and listed them in this order."""
-    assigned = [(e, e) for e in list(range(1, 26, 2)) + list(range(2, 26, 2))]
-    expected = [14, 10, 8, 24, 22, 6, 20, 2, 4, 16, 18, 12, 13, 11, 7, 9, 19, 23, 21, 25, 5,
-                1, 3, 15, 17]
-    assert [s for s, _e in page_order.executor_order(assigned, "2.x", "info")] == expected
+    groupings = slots_of(("sup-a", 6702), ("sup-b", 6702), executors=25)
+    assert starts(page_order.executor_order(groupings, "2.x", "info")) == [
+        14, 10, 8, 24, 22, 6, 20, 2, 4, 16, 18, 12, 13, 11, 7, 9, 19, 23, 21, 25, 5, 1, 3, 15,
+        17]
 
 
 def test_java_hash_map_agrees_with_the_plain_model_without_trees():
@@ -492,15 +511,11 @@ def test_java_hash_map_agrees_with_the_plain_model_without_trees():
 def test_worker_order_per_generation():
     """The word count's three workers: reverse-map first-appearance order (1.x), a HashMap of
     WorkerSlot (2.x)."""
-    def slots(*three):  # executors 1 4 7 10 in the first slot, 2 5 8 11 in the next...
-        return {(e, e): three[(e - 1) % 3] for e in range(1, 13)}
-    slots_1x = slots(("sup-b", 6700), ("sup-a", 6700), ("sup-b", 6701))
-    order_1x = page_order.executor_order(WORDCOUNT_ASSIGNED, "1.x")
-    assert page_order.worker_slot_order(order_1x, slots_1x, "1.x") == [
+    order_1x = page_order.executor_order(WORDCOUNT_1X, "1.x")
+    assert page_order.worker_slot_order(order_1x, WORDCOUNT_1X, "1.x") == [
         ("sup-a", 6700), ("sup-b", 6701), ("sup-b", 6700)]
-    slots_2x = slots(("sup-a", 6700), ("sup-b", 6700), ("sup-a", 6701))
-    order_2x = page_order.executor_order(WORDCOUNT_ASSIGNED, "2.x")
-    assert page_order.worker_slot_order(order_2x, slots_2x, "2.x") == [
+    order_2x = page_order.executor_order(WORDCOUNT_2X, "2.x")
+    assert page_order.worker_slot_order(order_2x, WORDCOUNT_2X, "2.x") == [
         ("sup-a", 6700), ("sup-b", 6700), ("sup-a", 6701)]
 
 

@@ -6,8 +6,10 @@
 Upstream walks hash maps to build them, so their order follows hash codes; this module
 reproduces it with :mod:`pynimbus.clojure_port.java_order`.
 
-Everything starts from a topology's stored Assignment, whose ``executor_node_port`` pynimbus
-keeps in the order its scheduler assigned the executors (the wire order it wrote).
+Everything starts from a topology's Assignment, which upstream builds from its scheduler's
+``executorToSlot`` map, filled as the even scheduler hands each slot its executors
+(:func:`assign_order`, derived from which slot each executor has, as one scheduling round
+would assign them).
 
 1.x (1.2.4): the Assignment Nimbus writes comes from the scheduler's ``executorToSlot``
 (``new HashMap<>(0)`` filled in assignment order, then ``into {}`` twice: vectors, then seqs of
@@ -16,7 +18,7 @@ back as a Thrift ``HashMap(2n)`` in wire order, then ``clojurify-assignment``'s 
 (Java list keys) and ``map-key`` (vector keys) give the ``executor->node+port`` every page walks
 (:func:`executor_order`).  A Clojure map of more than 8 entries iterates by hash, so for
 those the result depends on the executor set only; up to 8, on the order of ties in the Java
-maps, which this reproduces for an assignment made in one scheduling round.
+maps, which follows the assignment order.
 
 2.x (2.8.8): the leader holds the Assignment it built in memory: ``executorToSlot``
 (``HashMap`` keyed by ``ExecutorDetails``), copied into ``HashMap``s keyed by ``List<Long>``
@@ -30,7 +32,8 @@ share a hash code, so no tie is left to Java's identity hash codes).
 Not reproduced (documented limits, each only decides the order of ties):
 
 * an assignment that kept some executors across rounds: upstream's ``executorToSlot`` then
-  starts as a copy of the kept ones (a differently sized table) before the new ones are added;
+  starts as a copy of the kept ones (a differently sized table) before the new ones are
+  added, and its ties are ordered by that history;
 * the ZooKeeper children order of ``/assignments`` and ``/supervisors`` is taken as the
   backend returns it (with a real ZooKeeper, the server's order, as Storm sees it).
 """
@@ -359,6 +362,33 @@ def _executor_hasheq(executor):
     return clojure_hash_ordered((murmur3_hash_long(start), murmur3_hash_long(end)))
 
 
+def assign_order(executor_slots, compat):
+    """The order the even scheduler hands a topology's executors to ``Cluster.assign`` when it
+    places them all in one round.
+
+    1.x (``EvenScheduler.clj``): the executors sorted, zipped with the slots into a map
+    (``into {}``), ``reverse-map``-ed by slot, each slot assigned its executors in turn; 2.x
+    (``EvenScheduler.java``): the same with a ``HashMap`` keyed by ``ExecutorDetails`` and
+    ``Utils.reverseMap`` (a ``HashMap`` keyed by ``WorkerSlot``).
+
+    :param executor_slots: ``{(start, end): (node, port)}``.
+    """
+    slot_of = {tuple(e): tuple(slot) for e, slot in executor_slots.items()}
+    executors = sorted(slot_of)
+    if compat == "2.x":
+        reassignment = hash_map_order(executors, executor_details_hash)
+        slots = java_hash_map_order(list(dict.fromkeys(slot_of[e] for e in reassignment)),
+                                    worker_slot_hash)
+    else:
+        reassignment = clojure_map_order(executors, _executor_hasheq)
+        slots = clojure_map_order(list(dict.fromkeys(slot_of[e] for e in reassignment)),
+                                  clojure_hasheq_vector, ARRAY_MAP_MAX_PERSISTENT)
+    by_slot = {}
+    for e in reassignment:
+        by_slot.setdefault(slot_of[e], []).append(e)
+    return [e for slot in slots for e in by_slot[slot]]
+
+
 def wire_order_1x(assigned_executors):
     """The ``executor_node_port`` wire order of an Assignment 1.2.4's ``mk-assignments`` writes
     for executors its scheduler assigned in this order (``SchedulerAssignmentImpl``'s
@@ -369,17 +399,16 @@ def wire_order_1x(assigned_executors):
     return clojure_map_order(scheduled, _executor_hasheq)
 
 
-def executor_order(stored_executors, compat, walker="page"):
+def executor_order(executor_slots, compat, walker="page"):
     """The order upstream's page calls walk a topology's ``executor->node+port``.
 
-    :param stored_executors: the stored Assignment's executors, ``(start, end)`` tuples, in
-        the order pynimbus stored them (its scheduler's assignment order).
+    :param executor_slots: the Assignment's ``{(start, end): (node, port)}``.
     :param compat: ``"1.x"`` or ``"2.x"``.
     :param walker: ``"page"`` (the page calls) or ``"info"`` (``getTopologyInfo``, which in
         2.x walks the Assignment itself rather than the page's copy of it).
     :returns: the executors in iteration order.
     """
-    executors = [tuple(e) for e in stored_executors]
+    executors = assign_order(executor_slots, compat)
     if compat == "2.x":
         order = hash_map_order(executors, executor_details_hash)
         for _copy in range(3 if walker == "page" else 2):

@@ -30,10 +30,10 @@ supervisors' used memory), computing a topology's figures on demand when no roun
 2.x takes each worker's from the Assignment (what 2.8.8's rounds also record) and sets no
 topology figures (2.8.8 does only with the ResourceAwareScheduler).
 
-Lists come in upstream's order (:mod:`pynimbus.clojure_port.page_order`).  As in Storm, the
-pages read executor heartbeats from ``/workerbeats``; 1.2.4 reads them from nimbus's heartbeat
-cache, which each monitor round refreshes, so its stats may lag by up to a round.  Not ported:
-scheduler status (``sched_status`` is never set).
+Lists come in upstream's order (:mod:`pynimbus.clojure_port.page_order`).  The pages read
+executor heartbeats from ``/workerbeats``, as 2.8.8 does; 1.2.4 reads them from nimbus's
+heartbeat cache, which each monitor round refreshes, so its figures may lag ours by up to a
+round.  Not ported: scheduler status (``sched_status`` is never set).
 """
 
 import collections
@@ -78,7 +78,7 @@ def executor_node_port(assignment, compat="1.x"):
         return {}
     stored = {tuple(e): (ni.node, _port(ni))
               for e, ni in (assignment.executor_node_port or {}).items()}
-    return {e: stored[e] for e in page_order.executor_order(list(stored), compat)}
+    return {e: stored[e] for e in page_order.executor_order(stored, compat)}
 
 
 def executor_host_port(assignment, compat="1.x"):
@@ -89,7 +89,8 @@ def executor_host_port(assignment, compat="1.x"):
 
 
 def worker_resources(assignment):
-    """Port of ``get-worker-resources-for-topology``: ``{(node, port): WorkerResources}``."""
+    """The Assignment's ``worker_resources`` as ``{(node, port): WorkerResources}`` (what
+    ``get-worker-resources-for-topology`` falls back to)."""
     if assignment is None:
         return {}
     return {(ni.node, _port(ni)): r for ni, r in (assignment.worker_resources or {}).items()}

@@ -307,7 +307,8 @@ class QueriesHandler:
         beats = self.state.executor_beats(storm_id, executor_node_port) if assignment else {}
         executors = []
         # in the order upstream walks its executor->node+port (what the UI lists)
-        for executor in page_order.executor_order(executor_node_port, self.compat, "info"):
+        slots = {tuple(e): (ni.node, min(ni.port)) for e, ni in executor_node_port.items()}
+        for executor in page_order.executor_order(slots, self.compat, "info"):
             node_info = executor_node_port[executor]
             beat = beats.get(tuple(executor))
             summary = ExecutorSummary(
