@@ -18,13 +18,14 @@ reference of ``compat/reference_topologies.py`` in order, each in isolation:
    the task -> component map (from the executors of ``getTopologyInfo``), the topology's blob
    keys, metadata and content (conf gunzipped, code decoded; recorded as ``*_same_as`` when equal
    to ``getTopologyConf`` / ``getUserTopology``), and which ZooKeeper nodes exist for the id;
-5. for the references of :data:`PAGE_REFERENCES`, the Storm UI's page calls (:meth:`Capturer.pages`):
-   ``getTopologyPageInfo`` (all-time, without and with system components, ``topology_conf`` as
+5. for the references of :data:`PAGE_REFERENCES`, the Storm UI's page calls
+   (:meth:`Capturer.pages`): ``getTopologyPageInfo`` (all-time, without and with system components, ``topology_conf`` as
    its difference from the Nimbus conf), ``getComponentPageInfo`` of every component of the
    system topology (system ones with ``is_include_sys``) and ``getSupervisorPageInfo`` of each
    supervisor, by id and by host (the fake supervisors' ``version``, which the harness writes
-   per target, as ``<supervisor-version>``).  Lists keep the order the Nimbus answered
-   (workers, executor rows): the UI shows them in that order;
+   per target, as ``<supervisor-version>``), and the order of ``getTopologyInfo``'s executors
+   (the UI's worker list of a topology).  Lists keep the order the Nimbus answered (workers,
+   executor rows): the UI shows them in that order;
 6. lifecycle: deactivate / activate (twice each) / debug on and off / rebalance (wait 0 with new
    workers/executors, then wait 300 to see REBALANCING) / kill (wait 300 to see KILLED, then
    wait 0) with the StormBase (and Assignment) after each step and the exceptions of
@@ -514,6 +515,10 @@ class Capturer:
             host: self.try_call("getSupervisorPageInfo", id=None, host=host,
                                 is_include_sys=True)
             for host in sorted({spec.host for spec in specs})}
+        info = self.try_call("getTopologyInfo", id=storm_id)
+        out["topology_info_executor_order"] = info if "error" in info else [
+            [e["executor_info"]["task_start"], e["executor_info"]["task_end"], e["host"],
+             e["port"]] for e in info["ok"].get("executors") or ()]
         for by in ("supervisors_by_id", "supervisors_by_host"):
             for result in out[by].values():
                 for summary in (result.get("ok") or {}).get("supervisor_summaries") or ():
