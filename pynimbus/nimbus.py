@@ -208,7 +208,7 @@ class NimbusDaemon:
         for concern in concerns:
             concern.authorization = self.authorization
             if isinstance(concern, (AdminHandler, PagesHandler)):
-                concern.topology_resources = queries._resources_for_topology
+                concern.topology_resources = queries.resources_for_topology
 
     def _register(self):
         summary = NimbusSummary(host=self.host, port=self.port.getHost().port,

@@ -144,7 +144,7 @@ class QueriesHandler:
 
     def _full_summary(self, storm_id, base, assignment, now):
         summary = topology_summary(storm_id, base, assignment, now)
-        set_resources(summary, self._resources_for_topology(storm_id, base, assignment),
+        set_resources(summary, self.resources_for_topology(storm_id, base, assignment),
                       self.compat)
         summary.replication_count = self._replication_count(storm_id)
         if self.compat == "2.x" and self.blob_store is not None:
@@ -187,7 +187,7 @@ class QueriesHandler:
         except TException:
             return None
 
-    def _resources_for_topology(self, storm_id, base, assignment):
+    def resources_for_topology(self, storm_id, base, assignment):
         """Port of ``get-resources-for-topology`` (1.2.4) / ``getResourcesForTopology``
         (2.8.8): the six figures, or None when the topology's code cannot be read."""
         if self.compat == "1.x" and self.resources is not None:
@@ -334,7 +334,7 @@ class QueriesHandler:
         if self.compat == "2.x" and user_topology.storm_version:
             info.storm_version = user_topology.storm_version
         if self.compat == "1.x":
-            set_resources(info, self._resources_for_topology(storm_id, base, assignment),
+            set_resources(info, self.resources_for_topology(storm_id, base, assignment),
                           self.compat)
         info.replication_count = self._replication_count(storm_id)
         return info
