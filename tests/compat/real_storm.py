@@ -45,8 +45,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import tempfile
 import time
 
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
@@ -54,8 +52,9 @@ from thrift.transport.TTransport import TMemoryBuffer
 
 from . import storm_cli, topology_jars
 from .oracle import maven
-from .oracle.java_nimbus import (LOG4J2_XML, java_executable, terminate, write_hosts_file,
-                                 yaml_lines)
+from .oracle.java_daemon import (LOG4J2_XML, QUIET_LOGGERS, JavaDaemon, java_executable,
+                                 read_text, terminate, yaml_lines)
+from .oracle.java_nimbus import write_hosts_file
 from nimbus_process import LOOPBACK, free_port
 from pynimbus.generated.storm import ttypes
 
@@ -95,9 +94,7 @@ WORKER_XML = """<?xml version="1.0" encoding="UTF-8"?>
     </File>
   </Appenders>
   <Loggers>
-    <Logger name="org.apache.storm.shade.org.apache.zookeeper" level="WARN"/>
-    <Logger name="org.apache.storm.shade.org.apache.curator" level="WARN"/>
-    <Logger name="org.apache.zookeeper" level="WARN"/>
+""" + QUIET_LOGGERS + """\
     <Logger name="STDOUT" level="INFO" additivity="false"><AppenderRef ref="STDOUT"/></Logger>
     <Logger name="STDERR" level="INFO" additivity="false"><AppenderRef ref="STDERR"/></Logger>
     <Root level="INFO"><AppenderRef ref="A1"/></Root>
@@ -254,33 +251,32 @@ def supervisor_conf(generation, zk_port, zk_root, nimbus_port, slots, local_dir,
     return conf
 
 
-class RealSupervisor:
-    """One real Storm supervisor process (``version``) on loopback, with ``slots`` free ports.
+class RealSupervisor(JavaDaemon):
+    """One real Storm supervisor process (``version``) on loopback, with ``slots`` free ports
+    (:class:`.oracle.java_daemon.JavaDaemon`).  :meth:`start` returns as soon as it is launched:
+    wait for its registration in ZooKeeper (:attr:`supervisor_id`).
 
     :param nimbus_port: pynimbus's Thrift port on 127.0.0.1 (``nimbus.seeds`` is 127.0.0.1).
     :param workdir: storm.home, storm.yaml, logs and storm.local.dir go there (a temp dir by
         default, deleted by :meth:`stop` unless ``$PYNIMBUS_ORACLE_KEEP`` is set).
     """
 
+    name = "supervisor"
+    error = RealStormError
+    stop_timeout = 15.0
+
     def __init__(self, version, zk_port, zk_root, nimbus_port, slots=2, workdir=None,
                  conf=None, java=None):
         self.version = version
         self.generation = maven.generation(version)
-        self._own_workdir = workdir is None
-        self.workdir = workdir or tempfile.mkdtemp(prefix="pynimbus-realsup-%s-" % version)
-        self.keep_workdir = bool(os.environ.get("PYNIMBUS_ORACLE_KEEP"))
-        self.java = java or java_executable()
+        super().__init__("Storm %s supervisor" % version, workdir=workdir,
+                         workdir_prefix="pynimbus-realsup-%s-" % version, java=java)
         self.home = StormHome(version, os.path.join(self.workdir, "storm-home"))
         self.ports = [free_port() for _ in range(slots)]
         self.local_dir = os.path.join(self.workdir, "storm-local")
-        self.log_dir = os.path.join(self.workdir, "logs")
         self.conf_path = os.path.join(self.home.conf_dir, "storm.yaml")
-        self.log_path = os.path.join(self.log_dir, "supervisor.log")
-        self.out_path = os.path.join(self.workdir, "supervisor.out")
         self.conf = supervisor_conf(self.generation, zk_port, zk_root, nimbus_port, self.ports,
                                     self.local_dir, self.home.hosts_file, conf)
-        self.process = None
-        self.command = None
 
     def build_command(self):
         cmd = [self.java] + SUPERVISOR_JVM_FLAGS + [
@@ -293,50 +289,34 @@ class RealSupervisor:
             cmd.append("-Djdk.net.hosts.file=" + self.home.hosts_file)
         return cmd + ["-cp", self.home.daemon_classpath, SUPERVISOR_CLASS]
 
-    def start(self):
-        """Launch the supervisor (returns at once; wait for its registration in ZooKeeper)."""
-        if self.java is None:
-            raise RealStormError("no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)")
+    def prepare(self):
         self.home.build(self.log_path)
         for directory in (self.local_dir, self.log_dir):
             os.makedirs(directory, exist_ok=True)
         with open(self.conf_path, "w") as f:
             f.write(yaml_lines(self.conf))
-        self.command = self.build_command()
+        return self.build_command()
+
+    def environment(self):
         env = dict(os.environ, JAVA_HOME=java_home(self.java))
         env.pop("STORM_CONF_DIR", None)
         env.pop("STORM_EXT_CLASSPATH", None)
-        with open(self.out_path, "ab") as out:
-            self.process = subprocess.Popen(self.command, cwd=self.workdir, env=env, stdout=out,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            start_new_session=True)
-        return self
+        return env
 
-    def alive(self):
-        return self.process is not None and self.process.poll() is None
-
-    def stop(self, timeout=15.0):
+    def shut_down(self, timeout):
         """SIGTERM the supervisor, then SIGKILL its process group (workers included)."""
+        if self.process is None:
+            return None
+        pgid = self.process.pid
+        code = terminate(self.process, timeout)
         try:
-            if self.process is not None:
-                pgid = self.process.pid
-                terminate(self.process, timeout)
-                try:
-                    os.killpg(pgid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                deadline = time.monotonic() + 30
-                while group_members(pgid) and time.monotonic() < deadline:
-                    time.sleep(0.05)
-        finally:
-            if self._own_workdir and not self.keep_workdir:
-                shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc_info):
-        self.stop()
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 30
+        while group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return code
 
     # Observation
 
@@ -398,32 +378,16 @@ class RealSupervisor:
 
     def worker_log(self, storm_id, port):
         path = os.path.join(self.log_dir, "workers-artifacts", storm_id, str(port), "worker.log")
-        return _read(path)
-
-    def log_tail(self, lines=60):
-        chunks = []
-        for path in (self.out_path, self.log_path):
-            text = _read(path)
-            if text:
-                chunks.append("== %s ==\n%s" % (path, "\n".join(text.splitlines()[-lines:])))
-        return "\n".join(chunks) or "(no supervisor log)"
+        return read_text(path)
 
     def log_text(self):
-        return _read(self.log_path)
+        return read_text(self.log_path)
 
 
 def thrift_decode(struct, data):
     """``struct`` filled from Thrift binary ``data`` (TDeserializer's default encoding)."""
     struct.read(TBinaryProtocol(TMemoryBuffer(data)))
     return struct
-
-
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def group_members(pgid):

@@ -44,13 +44,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.request
 import zipfile
 
 from compat.oracle import COMPAT_DIR, maven
-from compat.oracle.java_nimbus import LOG4J2_XML, java_executable, terminate, yaml_lines
+from compat.oracle.java_daemon import (LOG4J2_XML, JavaDaemon, java_executable, read_text,
+                                     yaml_lines)
 from nimbus_process import LOOPBACK, free_port
 
 # The Storm release whose jars each UI runs on (and reports as its "stormVersion").
@@ -216,8 +216,9 @@ def get_json(base_url, path, timeout=30.0):
         return status, text
 
 
-class StormUI:
-    """One Storm UI process on 127.0.0.1, talking to the Nimbus at ``nimbus_host:port``.
+class StormUI(JavaDaemon):
+    """One Storm UI process on 127.0.0.1 (:class:`.oracle.java_daemon.JavaDaemon`), talking to
+    the Nimbus at ``nimbus_host:port``; ready once ``/api/v1/cluster/summary`` answers 200.
 
     :param generation: ``"1.x"`` (1.2.4's ``ui.core``) or ``"2.x"`` (storm-webapp, built).
     :param conf: extra ``storm.yaml`` keys.
@@ -225,26 +226,24 @@ class StormUI:
         deleted by :meth:`stop` unless ``$PYNIMBUS_ORACLE_KEEP`` is set.
     """
 
+    name = "ui"
+    error = StormUIError
+    start_timeout = 90.0
+    stop_timeout = 20.0
+    not_ready = "did not serve /api/v1/cluster/summary"
+
     def __init__(self, nimbus_host, nimbus_port, generation="1.x", conf=None, workdir=None,
                  java=None):
         if generation not in UI_VERSIONS:
             raise ValueError("generation must be 1.x or 2.x, not %r" % (generation,))
+        super().__init__(UI_LABELS[generation], workdir=workdir,
+                         workdir_prefix="pynimbus-storm-ui-", java=java)
         self.generation = generation
         self.version = UI_VERSIONS[generation]
         self.nimbus_host = nimbus_host
         self.nimbus_port = nimbus_port
         self.extra_conf = dict(conf or {})
-        self._own_workdir = workdir is None
-        self.workdir = workdir or tempfile.mkdtemp(prefix="pynimbus-storm-ui-")
-        self.keep_workdir = bool(os.environ.get("PYNIMBUS_ORACLE_KEEP"))
-        self.java = java or java_executable()
         self.port = free_port()
-        self.log_dir = os.path.join(self.workdir, "logs")
-        self.log_path = os.path.join(self.log_dir, "ui.log")
-        self.out_path = os.path.join(self.workdir, "ui.out")
-        self.process = None
-        self.command = None
-        self.started_in = None
 
     @property
     def base_url(self):
@@ -295,72 +294,25 @@ class StormUI:
                 MAIN_CLASSES[self.generation]]
         return cmd
 
-    def start(self, timeout=90.0):
-        """Start the UI; return once ``/api/v1/cluster/summary`` answers 200 (or raise)."""
-        if self.java is None:
-            raise StormUIError("no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)")
+    def prepare(self):
         classpath = ui_classpath(self.generation)
         self._write_files()
-        self.command = self.build_command(classpath)
-        started = time.monotonic()
-        with open(self.out_path, "ab") as out:
-            self.process = subprocess.Popen(self.command, cwd=self.workdir, stdout=out,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            start_new_session=True)
-        try:
-            self.wait_until_serving(timeout)
-        except BaseException:
-            self.stop()
-            raise
-        self.started_in = time.monotonic() - started
-        return self
+        return self.build_command(classpath)
 
-    def wait_until_serving(self, timeout):
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise StormUIError("%s exited with code %s during start-up:\n%s" % (
-                    UI_LABELS[self.generation], self.process.returncode, self.log_tail()))
-            try:
-                status, body = get_json(self.base_url, "/api/v1/cluster/summary", timeout=10.0)
-                if status == 200:
-                    return
-                last = "HTTP %s: %s" % (status, str(body)[:500])
-            except OSError as e:
-                last = repr(e)
-            time.sleep(0.25)
-        raise StormUIError("%s did not serve /api/v1/cluster/summary within %.0f s (last: %s):"
-                           "\n%s" % (UI_LABELS[self.generation], timeout, last, self.log_tail()))
+    def readiness(self):
+        try:
+            status, body = get_json(self.base_url, "/api/v1/cluster/summary", timeout=10.0)
+        except OSError as e:
+            return repr(e)
+        return None if status == 200 else "HTTP %s: %s" % (status, str(body)[:500])
 
     def get(self, path):
         return get_json(self.base_url, path)
 
-    def stop(self, timeout=20.0):
-        """SIGTERM (SIGKILL after ``timeout``); the work directory is deleted unless kept."""
-        try:
-            return terminate(self.process, timeout)
-        finally:
-            if self._own_workdir and not self.keep_workdir:
-                shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc_info):
-        self.stop()
-
     # Diagnostics
 
     def read_log(self):
-        chunks = []
-        for path in (self.out_path, self.log_path):
-            try:
-                with open(path, "rb") as f:
-                    chunks.append(f.read().decode("utf-8", "replace"))
-            except OSError:
-                pass
-        return "\n".join(chunks)
+        return "\n".join(text for text in map(read_text, self.log_files()) if text)
 
     def error_blocks(self, context=3):
         """Each log line naming a failure, with the ``context`` lines after it (the exception
@@ -368,6 +320,3 @@ class StormUI:
         lines = self.read_log().splitlines()
         return ["\n".join(lines[i:i + 1 + context]) for i, line in enumerate(lines)
                 if any(marker in line for marker in LOG_ERROR_MARKERS)]
-
-    def log_tail(self, lines=60):
-        return "\n".join(self.read_log().splitlines()[-lines:]) or "(no log)"

@@ -20,33 +20,15 @@ No other flag (no ``--add-opens``) is needed for Nimbus.  Storm 2.x runs on Java
 """
 
 import getpass
-import json
 import os
-import shutil
-import signal
 import socket
 import subprocess
-import tempfile
 import time
 
 from . import maven
+from .java_daemon import LOG4J2_XML, JavaDaemon, yaml_lines
+from .java_daemon import java_executable  # noqa: F401 (imported from here by storm_cli & co.)
 from nimbus_process import LOOPBACK, RawClient, RemoteError, free_port
-
-LOG4J2_XML = """<?xml version="1.0" encoding="UTF-8"?>
-<Configuration status="WARN" monitorInterval="0">
-  <Appenders>
-    <File name="file" fileName="%(log)s" append="true">
-      <PatternLayout pattern="%%d{HH:mm:ss.SSS} %%-5level [%%t] %%c{1.} - %%msg%%n"/>
-    </File>
-  </Appenders>
-  <Loggers>
-    <Logger name="org.apache.storm.shade.org.apache.zookeeper" level="WARN"/>
-    <Logger name="org.apache.storm.shade.org.apache.curator" level="WARN"/>
-    <Logger name="org.apache.zookeeper" level="WARN"/>
-    <Root level="INFO"><AppenderRef ref="file"/></Root>
-  </Loggers>
-</Configuration>
-"""
 
 # Keys the harness sets for every Java Nimbus (besides ports, paths and ZooKeeper).
 BASE_CONF = {
@@ -64,41 +46,10 @@ class JavaNimbusError(RuntimeError):
     pass
 
 
-def java_executable():
-    """The ``java`` to run Storm with: ``$PYNIMBUS_ORACLE_JAVA``, ``$JAVA_HOME/bin/java``, PATH."""
-    explicit = os.environ.get("PYNIMBUS_ORACLE_JAVA")
-    if explicit:
-        return explicit
-    home = os.environ.get("JAVA_HOME")
-    if home and os.access(os.path.join(home, "bin", "java"), os.X_OK):
-        return os.path.join(home, "bin", "java")
-    return shutil.which("java")
-
-
 def java_version(java):
     out = subprocess.run([java, "-version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          timeout=30).stdout.decode("utf-8", "replace")
     return out.splitlines()[0] if out else "?"
-
-
-def yaml_lines(conf):
-    """``key: <JSON value>`` lines: JSON scalars, lists and maps are valid YAML flow values."""
-    return "".join("%s: %s\n" % (key, json.dumps(value)) for key, value in sorted(conf.items()))
-
-
-def terminate(process, timeout):
-    """SIGTERM ``process`` (a Popen) if it runs, SIGKILL after ``timeout`` s; its exit code
-    (None when it was never started)."""
-    if process is None:
-        return None
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
-    return process.returncode
 
 
 def write_hosts_file(path):
@@ -111,8 +62,9 @@ def write_hosts_file(path):
         f.write("127.0.0.1 %s\n" % " ".join(names))
 
 
-class JavaNimbus:
-    """One real Nimbus process.
+class JavaNimbus(JavaDaemon):
+    """One real Nimbus process (:class:`.java_daemon.JavaDaemon`): ready once
+    ``getClusterInfo`` answers and ``getLeader`` names it.
 
     :param version: Storm version, e.g. ``"1.2.4"`` or ``"2.8.3"``.
     :param zk_port: port of the ZooKeeper on 127.0.0.1.
@@ -122,29 +74,27 @@ class JavaNimbus:
     :param conf: extra Nimbus configuration.
     """
 
+    name = "nimbus"
+    error = JavaNimbusError
+    start_timeout = 120.0
+    stop_timeout = 30.0
+    not_ready = "not leader"
+
     def __init__(self, version, zk_port, zk_root=None, workdir=None, conf=None, port=None,
                  keep_workdir=None, java=None):
         self.version = version
         self.release = maven.release(version)
         self.generation = self.release.generation
+        super().__init__("Storm %s Nimbus" % version, workdir=workdir,
+                         workdir_prefix="pynimbus-oracle-%s-" % version,
+                         keep_workdir=keep_workdir, java=java)
         self.zk_port = zk_port
         self.zk_root = zk_root or "/oracle-%s-%d-%d" % (version.replace(".", ""), os.getpid(),
                                                        int(time.time() * 1000) % 10 ** 9)
-        self._own_workdir = workdir is None
-        self.workdir = workdir or tempfile.mkdtemp(prefix="pynimbus-oracle-%s-" % version)
-        self.keep_workdir = (bool(os.environ.get("PYNIMBUS_ORACLE_KEEP"))
-                             if keep_workdir is None else keep_workdir)
         self.extra_conf = dict(conf or {})
         self.host = LOOPBACK
         self.port = port or free_port()
-        self.java = java or java_executable()
         self.local_dir = os.path.join(self.workdir, "storm-local")
-        self.log_dir = os.path.join(self.workdir, "logs")
-        self.out_path = os.path.join(self.workdir, "nimbus.out")
-        self.log_path = os.path.join(self.log_dir, "nimbus.log")
-        self.process = None
-        self.command = None
-        self.started_in = None
 
     # Configuration
 
@@ -197,78 +147,23 @@ class JavaNimbus:
 
     # Life cycle
 
-    def start(self, timeout=120.0):
-        """Start Nimbus; return once ``getClusterInfo`` answers and ``getLeader`` names it."""
-        if self.java is None:
-            raise JavaNimbusError("no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)")
+    def prepare(self):
         classpath = maven.resolve_classpath(self.version)
         self._write_files()
-        self.command = self.build_command(classpath)
-        started = time.monotonic()
-        out = open(self.out_path, "ab")
+        return self.build_command(classpath)
+
+    def readiness(self):
         try:
-            self.process = subprocess.Popen(self.command, cwd=self.workdir, stdout=out,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            start_new_session=True)
-        finally:
-            out.close()
-        try:
-            self.wait_until_leader(timeout)
-        except BaseException:
-            self.stop()
-            raise
-        self.started_in = time.monotonic() - started
-        return self
-
-    def wait_until_leader(self, timeout):
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise JavaNimbusError("Storm %s Nimbus exited with code %s during start-up:\n%s"
-                                      % (self.version, self.process.returncode, self.log_tail()))
-            try:
-                with RawClient(self.host, self.port, timeout=10.0) as client:
-                    client.call("getClusterInfo")
-                    leader = client.call("getLeader")
-                if leader is not None and leader.host == self.host and leader.port == self.port:
-                    return
-                last = "getLeader returned %r" % (leader,)
-            except (OSError, RemoteError) as e:
-                last = repr(e)
-            time.sleep(0.25)
-        raise JavaNimbusError("Storm %s Nimbus not leader within %.0f s (last: %s):\n%s"
-                              % (self.version, timeout, last, self.log_tail()))
-
-    def stop(self, timeout=30.0):
-        """SIGTERM (then SIGKILL after ``timeout``); delete the work directory unless kept.
-
-        Returns the exit code (None if never started).
-        """
-        try:
-            return terminate(self.process, timeout)
-        finally:
-            if self._own_workdir and not self.keep_workdir:
-                shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc_info):
-        self.stop()
+            with RawClient(self.host, self.port, timeout=10.0) as client:
+                client.call("getClusterInfo")
+                leader = client.call("getLeader")
+        except (OSError, RemoteError) as e:
+            return repr(e)
+        if leader is not None and leader.host == self.host and leader.port == self.port:
+            return None
+        return "getLeader returned %r" % (leader,)
 
     # Diagnostics
-
-    def log_tail(self, lines=40):
-        chunks = []
-        for path in (self.out_path, self.log_path):
-            try:
-                with open(path, "rb") as f:
-                    text = f.read().decode("utf-8", "replace")
-            except OSError:
-                continue
-            chunks.append("== %s ==\n%s" % (path, "\n".join(text.splitlines()[-lines:])))
-        return "\n".join(chunks) or "(no log)"
 
     def describe(self):
         """What ran, for the record: version, java, flags, user."""
