@@ -21,6 +21,8 @@ reason.
 """
 
 import collections
+import concurrent.futures
+import contextlib
 import hashlib
 import os
 import time
@@ -70,6 +72,26 @@ class RealCluster:
         self.workdir = workdir
         self.state = make_cluster_state(target.cluster_conf)
         self.pids_at_start = {}
+
+    @classmethod
+    @contextlib.contextmanager
+    def started(cls, generation, zookeeper_server, workdir, names, slots, nimbus_conf=None,
+                supervisor_conf=None, parallel=1):
+        """pynimbus in ``generation`` mode + a real supervisor of that generation (``slots``
+        slots), with topologies ``names`` submitted by ``storm jar`` while the supervisor JVM
+        starts (``parallel`` at a time, in order); yields the cluster, stops it all after."""
+        version = STORM_VERSIONS[generation]
+        with pynimbus_target(generation, zookeeper_server, conf=nimbus_conf) as target, \
+                real_storm.RealSupervisor(version, zookeeper_server.port,
+                                          target.cluster_conf["storm.zookeeper.root"],
+                                          target.port, slots=slots,
+                                          conf=supervisor_conf) as supervisor, \
+                contextlib.closing(cls(generation, target, supervisor, workdir)) as real:
+            with concurrent.futures.ThreadPoolExecutor(parallel) as pool:
+                outputs = list(pool.map(real.submit, names))
+            for name, output in zip(names, outputs):
+                assert "Finished submitting topology: %s" % name in output, output
+            yield real
 
     def close(self):
         self.state.close()
@@ -220,27 +242,10 @@ def cluster(request, zookeeper_server, tmp_path_factory):
                     % (STORM_VERSIONS[generation], reason))
     workdir = str(tmp_path_factory.mktemp("real-supervisor-" + generation))
     nimbus_conf, supervisor_conf = EXTRA_CONF[generation]
-    with pynimbus_target(generation, zookeeper_server,
-                         conf=dict(PYNIMBUS_CONF, **nimbus_conf)) as target:
-        supervisor = real_storm.RealSupervisor(
-            STORM_VERSIONS[generation], zookeeper_server.port,
-            target.cluster_conf["storm.zookeeper.root"], target.port, slots=3,
-            conf=supervisor_conf)
-        real = None
-        try:
-            supervisor.start()
-            real = RealCluster(generation, target, supervisor, workdir)
-            # Both submissions go while the supervisor JVM starts.
-            for name in (TOPOLOGY_A, TOPOLOGY_B):
-                output = real.submit(name)
-                assert "Finished submitting topology: %s" % name in output, output
-            yield real
-        finally:
-            try:
-                if real is not None:
-                    real.close()
-            finally:
-                supervisor.stop()
+    with RealCluster.started(generation, zookeeper_server, workdir, (TOPOLOGY_A, TOPOLOGY_B),
+                             slots=3, nimbus_conf=dict(PYNIMBUS_CONF, **nimbus_conf),
+                             supervisor_conf=supervisor_conf) as real:
+        yield real
 
 
 @pytest.fixture(scope="module")

@@ -28,8 +28,6 @@ Opt-in, like ``test_real_supervisor.py``: ``PYNIMBUS_COMPAT=1`` (``tox -e compat
 """
 
 import collections
-import concurrent.futures
-import contextlib
 import os
 import re
 import time
@@ -38,7 +36,6 @@ import pytest
 
 from compat import real_storm, topology_jars
 from compat.oracle import maven
-from compat.oracle.targets import pynimbus_target
 from compat.test_real_supervisor import ENABLED, STORM_VERSIONS, RealCluster, component_totals
 
 pytestmark = [
@@ -246,15 +243,9 @@ def cluster(request, zookeeper_server, tmp_path_factory):
     if reason:
         pytest.skip("real Storm %s workers cannot run here: %s" % (version, reason))
     workdir = str(tmp_path_factory.mktemp("real-topologies-" + generation))
-    with pynimbus_target(generation, zookeeper_server) as target, real_storm.RealSupervisor(
-            version, zookeeper_server.port, target.cluster_conf["storm.zookeeper.root"],
-            target.port, slots=len(MAIN_CLASSES)) as supervisor, contextlib.closing(
-            TopologyCluster(generation, target, supervisor, workdir)) as real:
-        # All four at once, while the supervisor JVM starts.
-        with concurrent.futures.ThreadPoolExecutor(len(MAIN_CLASSES)) as pool:
-            outputs = dict(zip(MAIN_CLASSES, pool.map(real.submit, MAIN_CLASSES)))
-        for name, output in outputs.items():
-            assert "Finished submitting topology: %s" % name in output, output
+    # All four at once.
+    with TopologyCluster.started(generation, zookeeper_server, workdir, list(MAIN_CLASSES),
+                                 slots=len(MAIN_CLASSES), parallel=len(MAIN_CLASSES)) as real:
         yield real
 
 
