@@ -70,7 +70,7 @@ import zipfile
 import yaml
 
 from .oracle import REPO, maven
-from .oracle.java_nimbus import java_executable, yaml_lines
+from .oracle.java_daemon import java_executable, yaml_lines
 from nimbus_process import LOOPBACK
 
 HOME_ROOT = os.path.join(REPO, ".cache", "storm-client")

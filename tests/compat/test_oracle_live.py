@@ -24,7 +24,7 @@ from compat.oracle import maven
 from compat.oracle.capture import Capturer
 from compat.oracle.compare import (ALWAYS_IGNORED, differences, format_differences,
                                    golden_versions, load_goldens, pynimbus_ignores)
-from compat.oracle.java_nimbus import java_executable
+from compat.oracle.java_daemon import java_executable
 from compat.oracle.targets import java_target, pynimbus_target
 
 ENABLED = os.environ.get("PYNIMBUS_ORACLE") == "1"

@@ -4,6 +4,9 @@ Modules:
 
 * :mod:`.maven` -- resolve the Storm jars (and their runtime dependencies) from Maven Central
   into ``<repo>/.cache/maven`` and return classpaths; cached, so later runs need no network;
+* :mod:`.java_daemon` -- what every Java daemon of the harness shares: find ``java``, launch in
+  a session of its own with its output in a file, wait for readiness with a deadline, stop
+  (SIGTERM then SIGKILL) and remove the work directory;
 * :mod:`.java_nimbus` -- start and stop a real Nimbus (1.2.4 or 2.x) as a subprocess with a
   generated ``storm.yaml`` pointing at a test ZooKeeper;
 * :mod:`.supervisors` -- fake supervisors: ``SupervisorInfo`` ephemeral nodes in ZooKeeper;

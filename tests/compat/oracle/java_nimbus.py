@@ -27,7 +27,6 @@ import time
 
 from . import maven
 from .java_daemon import LOG4J2_XML, JavaDaemon, yaml_lines
-from .java_daemon import java_executable  # noqa: F401 (imported from here by storm_cli & co.)
 from nimbus_process import LOOPBACK, RawClient, RemoteError, free_port
 
 # Keys the harness sets for every Java Nimbus (besides ports, paths and ZooKeeper).
