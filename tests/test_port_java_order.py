@@ -1,95 +1,9 @@
-"""Tests of pynimbus.clojure_port.java_order against what a JVM printed (Java 17, Clojure 1.7)."""
+"""Tests of pynimbus.clojure_port.java_order against what a JVM printed (Java 17, Clojure 1.7).
+
+The HashMap model itself is tested in tests/test_port_java_hash_map.py.
+"""
 
 from pynimbus.clojure_port import java_order as jo
-
-
-def test_string_hash_matches_java_string_hashcode():
-    """String.hashCode wraps to a signed int over UTF-16 code units (a surrogate pair is two)."""
-    assert jo.string_hash("") == 0
-    assert jo.string_hash("abc") == 96354
-    assert jo.string_hash("supervisor1") == -1074521655
-    assert jo.string_hash("h\u00e9\U0001F600") == 5095076
-
-
-def test_long_and_list_hash_match_java():
-    """Long.hashCode folds the high word in; List.hashCode is 31-based over the elements."""
-    assert jo.long_hash(-5) == 4
-    assert jo.long_hash(1 << 40) == 256
-    assert jo.list_hash([jo.long_hash(3), jo.long_hash(7)]) == 1061
-
-
-def test_table_size_for_rounds_up_to_a_power_of_two():
-    """tableSizeFor gives 1 for 0 and 1, else the next power of two."""
-    assert [jo.table_size_for(n) for n in (0, 1, 2, 3, 16, 17)] == [1, 1, 2, 4, 16, 32]
-
-
-def test_spread_mixes_the_high_half_into_the_low_half():
-    """HashMap.hash is h ^ (h >>> 16), as an unsigned value."""
-    assert jo.spread(6700) == 6700
-    assert jo.spread(-1) == 0xFFFF0000
-
-
-def test_hash_set_of_four_ports_iterates_ascending():
-    """Ports 6700-6703 fall in buckets 12-15 of a 16-slot table, in port order."""
-    assert jo.java_hash_map_order([6703, 6701, 6700, 6702], jo.integer_hash) == [
-        6700, 6701, 6702, 6703]
-
-
-def test_hash_set_of_twelve_ports_starts_at_6704():
-    """Ports 6700-6711 iterate 6704..6711 then 6700..6703, as Java prints the HashSet."""
-    assert jo.java_hash_map_order(range(6700, 6712), jo.integer_hash) == (
-        list(range(6704, 6712)) + list(range(6700, 6704)))
-
-
-def test_thirteen_ports_resize_the_table_to_32():
-    """The 13th key passes 0.75 x 16 buckets; in 32 buckets 6700-6712 come in order."""
-    layout = jo.java_hash_map_layout(range(6700, 6713), jo.integer_hash)
-    assert layout.capacity == 32
-    assert layout.order == list(range(6700, 6713))
-
-
-def test_nine_keys_in_one_small_bucket_double_the_table():
-    """A 9th key in one bucket of a table under 64 doubles it (treeifyBin) instead of a tree."""
-    layout = jo.java_hash_map_layout([6700 + 16 * i for i in range(9)], jo.integer_hash)
-    assert layout == jo.JavaHashMapLayout(
-        [6700, 6732, 6764, 6796, 6828, 6716, 6748, 6780, 6812], 32, True)
-
-
-def test_a_treeified_bucket_is_reported_inexact():
-    """Nine keys in one bucket of a 64-bucket table make a tree bin: order not reproduced."""
-    layout = jo.java_hash_map_layout([64 * i for i in range(9)], jo.integer_hash,
-                                     initial_capacity=64)
-    assert layout.capacity == 64
-    assert not layout.exact
-
-
-def test_string_keys_iterate_in_bucket_order():
-    """A HashMap of strings iterates as Java 17 printed its key set."""
-    keys = ["supervisor1", "supervisor2", "supervisor3", "a", "b", "Aa", "BB"]
-    assert jo.java_hash_map_order(keys, jo.string_hash) == [
-        "Aa", "BB", "a", "b", "supervisor1", "supervisor2", "supervisor3"]
-
-
-def test_colliding_keys_keep_insertion_order_in_a_presized_map():
-    """HashMap(3).putAll of three keys in one bucket iterates them in insertion order."""
-    assert jo.java_hash_map_order(["sup-b", "sup-a", "sup-c"], jo.string_hash,
-                                  initial_capacity=3, put_all=True) == ["sup-b", "sup-a", "sup-c"]
-
-
-def test_repeated_keys_keep_their_first_position():
-    """Putting an existing key again replaces the value in place."""
-    assert jo.java_hash_map_order(["b", "a", "b"], jo.string_hash) == ["a", "b"]
-
-
-def test_empty_map_has_no_table():
-    """No key, no table: capacity 0."""
-    assert jo.java_hash_map_layout([], jo.string_hash) == jo.JavaHashMapLayout([], 0, True)
-
-
-def test_hash_set_copy_capacity_is_at_least_16():
-    """new HashSet(collection) asks for max(size / 0.75 + 1, 16)."""
-    assert jo.hash_set_copy_capacity(3) == 16
-    assert jo.hash_set_copy_capacity(30) == 41
 
 
 def test_clojure_hasheq_matches_clojure_1_7():
@@ -183,6 +97,17 @@ def test_alive_assigned_slot_order_2x_sorts_by_worker_slot_hash():
     assert jo.alive_assigned_slot_order(wire, {(1, 1), (2, 2)}, "2.x") == [("a", 2), ("a", 1)]
 
 
+def test_scheduler_slots_2x_walks_the_thrift_map_through_its_tree_bins():
+    """17 single-task executors fill the Thrift HashMap(34) keyed by List<Long>: 15 of them
+    share a bucket of its 64-slot table, a tree bin whose order reaches execToSlot's ties
+    ((53 53) before (21 21)), as Java 17 printed the same chain of HashMaps."""
+    tasks = [21, 23, 26, 31, 53, 73, 83, 89, 95, 109, 131, 141, 147, 150, 155, 159, 187]
+    wire = [((t, t), ("sup-a" if i % 2 == 0 else "sup-b", 6700)) for i, t in enumerate(tasks)]
+    assert jo.scheduler_slots_2x(wire, {e for e, _ in wire}) == [
+        (("sup-a", 6700), [(t, t) for t in (53, 21, 83, 131, 147, 26, 95, 155, 187)]),
+        (("sup-b", 6700), [(t, t) for t in (23, 31, 159, 150, 109, 141, 73, 89)])]
+
+
 def test_alive_assigned_slot_order_drops_slots_freed_since():
     """Executors whose slot was freed leave it out of the order."""
     wire = [((1, 1), ("n", 6700)), ((2, 2), ("n", 6701))]
@@ -199,15 +124,9 @@ def test_alive_assigned_slot_order_puts_reassigned_executors_last_in_their_bucke
                                         added=[((1, 1), ("c", 1))]) == [("b", 1), ("c", 1)]
 
 
-def test_java_hash_map_removal_keeps_capacity_and_order():
-    """Removing keys neither shrinks the table nor moves the others."""
-    layout = jo.java_hash_map_layout(range(6700, 6713), jo.integer_hash, removed=[6701, 6702])
-    assert layout.capacity == 32
-    assert layout.order == [6700] + list(range(6703, 6713))
-
-
-def test_java_hash_map_re_put_key_goes_to_the_end_of_its_bucket():
-    """"Aa" and "BB" share a hash: removing and putting "Aa" again puts it after "BB"."""
-    assert jo.java_hash_map_order(["Aa", "BB"], jo.string_hash) == ["Aa", "BB"]
-    assert jo.java_hash_map_order(["Aa", "BB"], jo.string_hash, removed=["Aa"],
-                                  then_put=["Aa"]) == ["BB", "Aa"]
+def test_executor_list_hash_is_list_hash_code_of_two_longs():
+    """[3 7] hashes as Java's List.hashCode printed; ids past an int take the Long fold."""
+    assert jo.executor_list_hash((3, 7)) == 1061
+    for executor in ((0, 0), (2 ** 31 - 1, 2 ** 31 - 1), (2 ** 31, 5), (1, 2 ** 40), (-5, 3)):
+        assert jo.executor_list_hash(executor) == jo.list_hash(
+            [jo.long_hash(executor[0]), jo.long_hash(executor[1])])

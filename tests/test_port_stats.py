@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pynimbus.clojure_port import java_order, page_order, stats
+from pynimbus.clojure_port import page_order, stats
 from pynimbus.cluster.state import ExecutorBeat
 from pynimbus.generated.storm.ttypes import (
     Bolt, BoltStats, ComponentCommon, ComponentObject, ComponentType, ErrorInfo,
@@ -498,14 +498,6 @@ def test_2x_executor_order_through_tree_bins():
     assert starts(page_order.executor_order(groupings, "2.x", "info")) == [
         14, 10, 8, 24, 22, 6, 20, 2, 4, 16, 18, 12, 13, 11, 7, 9, 19, 23, 21, 25, 5, 1, 3, 15,
         17]
-
-
-def test_java_hash_map_agrees_with_the_plain_model_without_trees():
-    """Without tree bins the simulated HashMap iterates as java_order's bucket model."""
-    keys = [(e, e) for e in (5, 1, 16, 3, 12, 9, 2)]
-    for key_hash in (java_order.executor_details_hash, java_order.executor_list_hash):
-        assert page_order.hash_map_order(keys, key_hash) == \
-            java_order.java_hash_map_order(keys, key_hash)
 
 
 def test_worker_order_per_generation():

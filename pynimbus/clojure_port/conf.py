@@ -12,9 +12,8 @@ their own order.  That order is a fact of the Java (``java.util.HashMap``) or Cl
 visible in every JSON string Storm stores (a component's ``json_conf``, the conf blob) and in
 some error messages.  :class:`JavaHashMap`, :func:`clojure_map_order` and :func:`to_json` model
 them so that the strings pynimbus writes match Storm's byte for byte in the common cases.
-Known limits: HashMap treeification (8+ keys in one bucket) is not modelled, and where the order
-depends on the history of a Thrift map inside the JVM (deep copies) it is approximated by the
-order of a freshly decoded map.
+Known limit: where the order depends on the history of a Thrift map inside the JVM (deep
+copies) it is approximated by the order of a freshly decoded map.
 """
 
 import collections
@@ -23,9 +22,10 @@ import json
 import math
 import re
 
-from pynimbus.clojure_port.java_order import (  # noqa: F401  (re-exported for old callers)
-    JavaHashMap, clojure_map_order, clojure_set_order, java_hashmap_order, thrift_map_order)
-from pynimbus.clojure_port.java_order import string_hash as java_string_hash  # noqa: F401
+from pynimbus.clojure_port.java_hash_map import (  # noqa: F401  (re-exported for old callers)
+    JavaHashMap, java_hashmap_order, thrift_map_order)
+from pynimbus.clojure_port.java_hash_map import string_hash as java_string_hash  # noqa: F401
+from pynimbus.clojure_port.java_order import clojure_map_order, clojure_set_order  # noqa: F401
 from pynimbus.generated.storm.ttypes import InvalidTopologyException
 
 COMPAT_KEY = "pynimbus.storm.compat"

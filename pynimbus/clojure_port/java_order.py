@@ -5,20 +5,13 @@ Storm 1.2.4's scheduler walks Java ``HashMap``/``HashSet`` and Clojure 1.7 persi
 which slot a topology gets depends on hash codes.  This module computes those orders from first
 principles so pynimbus in 1.x mode picks the slots a JVM Nimbus would pick.
 
-Primitives (Java 8 and later, whose ``HashMap`` is unchanged through Java 17):
+Primitives:
 
-- :func:`string_hash` (``String.hashCode``: UTF-16 code units, 32-bit signed wrap),
-  :func:`integer_hash`, :func:`long_hash`, :func:`list_hash` (``List.hashCode``),
-  :func:`spread` (``HashMap.hash``: ``h ^ (h >>> 16)``), :func:`table_size_for`.
-- :func:`java_hash_map_order`: a ``HashMap`` (or the ``HashSet`` over one) built by ``put``-ting
-  keys in a given order.  Capacity starts at the constructor's (16 by default), doubles when
-  size exceeds 0.75 x capacity, is pre-sized by ``putAll``/``new HashMap(map)``, and also doubles
-  when a bucket reaches 9 entries while the table is below 64 (``treeifyBin``).  Iteration is
-  bucket by bucket in index order, within a bucket in insertion order (Java 8's resize split keeps
-  relative order).  **Limit:** a bucket that is *treeified* (9 or more keys in one bucket of a
-  table of 64 or more) iterates in red-black-tree link order, which is not reproduced: such a
-  bucket is listed in insertion order and :func:`java_hash_map_layout` reports ``exact=False``.
-  Java 7 (different ``hash`` and resize order) is not reproduced.
+- Java 8 to 17: ``HashMap``/``HashSet`` iteration order, tree bins included, and the hash
+  codes of the keys come from :mod:`pynimbus.clojure_port.java_hash_map` (the one model of
+  ``java.util.HashMap``; :func:`string_hash`, :func:`integer_hash`, :func:`long_hash`,
+  :func:`list_hash` and :func:`java_hash_map_order` are its names, imported here).  Java 7
+  (different ``hash`` and resize order) is not reproduced.
 - Clojure 1.7: :func:`murmur3_hash_int`, :func:`murmur3_hash_long`,
   :func:`murmur3_mix_coll_hash`, ``hasheq`` of strings (Murmur3 of ``String.hashCode``), longs
   and integers (Murmur3 of the long), vectors/seqs (``hashOrdered``), other Java objects
@@ -75,204 +68,18 @@ During development these orders were checked end to end against Storm 1.2.4's ow
 ``mk-assignments`` (its jars driven over scripted clusters); the tests keep some of its results.
 """
 
-import collections
 import functools
+
+from pynimbus.clojure_port.java_hash_map import (
+    int32, integer_hash, java_hash_map_order, list_hash, long_hash, string_hash)
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
-
-DEFAULT_INITIAL_CAPACITY = 16
-MAXIMUM_CAPACITY = 1 << 30
-TREEIFY_THRESHOLD = 8
-MIN_TREEIFY_CAPACITY = 64
-_INT_MAX = 0x7FFFFFFF
 
 # Clojure 1.7 PersistentArrayMap: a transient holds 8 entries (16 array slots), persistent
 # ``assoc`` grows to 9 before converting (it converts when the array is already longer than 16).
 ARRAY_MAP_MAX_TRANSIENT = 8
 ARRAY_MAP_MAX_PERSISTENT = 9
-
-
-def _int32(value):
-    """``value`` wrapped to a signed 32-bit Java int."""
-    value &= _MASK32
-    return value - 0x100000000 if value & 0x80000000 else value
-
-
-# Java hash codes
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def string_hash(s):
-    """Port of ``java.lang.String.hashCode``: over UTF-16 code units, 32-bit signed wrap."""
-    h = 0
-    if s.isascii() or all(ord(c) < 0x10000 for c in s):
-        for c in s:
-            h = (31 * h + ord(c)) & _MASK32
-    else:
-        data = s.encode("utf-16-be")
-        for i in range(0, len(data), 2):
-            h = (31 * h + (data[i] << 8 | data[i + 1])) & _MASK32
-    return _int32(h)
-
-
-def integer_hash(value):
-    """Port of ``java.lang.Integer.hashCode``: the int value itself."""
-    return _int32(value)
-
-
-def long_hash(value):
-    """Port of ``java.lang.Long.hashCode``: ``(int) (value ^ (value >>> 32))``."""
-    value &= _MASK64
-    return _int32(value ^ (value >> 32))
-
-
-def list_hash(element_hashes):
-    """Port of ``java.util.List.hashCode`` given the elements' hash codes."""
-    h = 1
-    for e in element_hashes:
-        h = (31 * h + e) & _MASK32
-    return _int32(h)
-
-
-def spread(h):
-    """Port of ``HashMap.hash`` (Java 8): ``h ^ (h >>> 16)``, as an unsigned 32-bit value."""
-    h &= _MASK32
-    return h ^ (h >> 16)
-
-
-def table_size_for(cap):
-    """Port of ``HashMap.tableSizeFor``: the power of two >= ``cap`` (1 for ``cap`` <= 1)."""
-    if cap <= 1:
-        return 1
-    return min(1 << (cap - 1).bit_length(), MAXIMUM_CAPACITY)
-
-
-# Java 8 HashMap
-
-
-JavaHashMapLayout = collections.namedtuple("JavaHashMapLayout", "order capacity exact")
-JavaHashMapLayout.__doc__ = """Outcome of :func:`java_hash_map_layout`.
-
-``order``: the distinct keys in iteration order; ``capacity``: the final table length;
-``exact``: False when some bucket was treeified (its inner order is then approximated by
-insertion order).
-"""
-
-
-def _presized_threshold(size):
-    """``putMapEntries`` on an empty table: ``tableSizeFor((int) (size / 0.75f + 1.0f))``."""
-    return table_size_for(4 * size // 3 + 1)
-
-
-def java_hash_map_layout(keys, key_hash, initial_capacity=None, put_all=False, removed=(),
-                         then_put=()):
-    """Port of the layout ``java.util.HashMap`` (Java 8) reaches by putting ``keys`` in order.
-
-    :param keys: keys in insertion order; repeats keep their first position (a ``put`` on an
-        existing key replaces the value in place).
-    :param key_hash: function of a key to its Java ``hashCode`` (an int).
-    :param initial_capacity: the ``HashMap(int)`` constructor argument, or None for
-        ``HashMap()`` (first table of 16).
-    :param put_all: True when the keys arrive through ``putAll``/``new HashMap(Map)`` on the
-        empty map, which first sizes the table for all of them; an int N when only the first N
-        keys come that way and the rest through ``put``.
-    :param removed: keys then removed (the table never shrinks; the others keep their places).
-    :param then_put: keys put after that (a removed key put again goes to its bucket's end).
-    :returns: a :class:`JavaHashMapLayout`.
-    """
-    keys = list(keys)
-    threshold = 0 if initial_capacity is None else table_size_for(initial_capacity)
-    distinct_count = len(dict.fromkeys(keys))
-    presized = distinct_count if put_all is True else min(int(put_all or 0), distinct_count)
-    if presized:
-        wanted = _presized_threshold(presized)
-        if wanted > threshold:
-            threshold = wanted
-    entries = {}  # key -> [sequence number, spread hash]
-    state = {"cap": 0, "threshold": threshold, "seq": 0, "exact": True}
-    counts = {}
-    treeified = set()
-
-    def resize():
-        old_cap, old_thr = state["cap"], state["threshold"]
-        new_thr = 0
-        if old_cap > 0:
-            if old_cap >= MAXIMUM_CAPACITY:
-                state["threshold"] = _INT_MAX
-                return
-            new_cap = old_cap << 1
-            if new_cap < MAXIMUM_CAPACITY and old_cap >= DEFAULT_INITIAL_CAPACITY:
-                new_thr = old_thr << 1
-        elif old_thr > 0:
-            new_cap = old_thr
-        else:
-            new_cap = DEFAULT_INITIAL_CAPACITY
-            new_thr = int(DEFAULT_INITIAL_CAPACITY * 0.75)
-        if new_thr == 0:
-            ft = new_cap * 0.75
-            new_thr = int(ft) if new_cap < MAXIMUM_CAPACITY and ft < MAXIMUM_CAPACITY else _INT_MAX
-        state["cap"], state["threshold"] = new_cap, new_thr
-        counts.clear()
-        mask = new_cap - 1
-        for _, h in entries.values():
-            b = h & mask
-            counts[b] = counts.get(b, 0) + 1
-        # A treeified bin splits into bins that stay trees only while they keep more than 6
-        # entries; either way their order is already marked approximate.
-        still = {nb for b in treeified for nb in (b, b + old_cap) if counts.get(nb, 0) > 6}
-        treeified.clear()
-        treeified.update(still)
-
-    def put(key):
-        if key in entries:
-            return
-        if state["cap"] == 0:
-            resize()
-        h = spread(key_hash(key))
-        entries[key] = [state["seq"], h]
-        state["seq"] += 1
-        b = h & (state["cap"] - 1)
-        before = counts.get(b, 0)
-        counts[b] = before + 1
-        if b not in treeified and before >= TREEIFY_THRESHOLD:
-            if state["cap"] < MIN_TREEIFY_CAPACITY:
-                resize()
-            else:
-                treeified.add(b)
-                state["exact"] = False
-        if len(entries) > state["threshold"]:
-            resize()
-
-    for key in keys:
-        put(key)
-    for key in removed:
-        entry = entries.pop(key, None)
-        if entry is not None:
-            counts[entry[1] & (state["cap"] - 1)] -= 1
-    for key in then_put:
-        put(key)
-    cap = state["cap"]
-    if cap == 0:
-        return JavaHashMapLayout([], 0, True)
-    mask = cap - 1
-    order = sorted(entries, key=lambda k: (entries[k][1] & mask, entries[k][0]))
-    return JavaHashMapLayout(order, cap, state["exact"])
-
-
-def java_hash_map_order(keys_in_insertion_order, key_hash, initial_capacity=None, put_all=False,
-                        removed=(), then_put=()):
-    """Iteration order of a Java 8 ``HashMap``/``HashSet`` filled with the keys in that order.
-
-    See :func:`java_hash_map_layout` for the parameters and the limits.
-    """
-    return java_hash_map_layout(keys_in_insertion_order, key_hash, initial_capacity, put_all,
-                                removed, then_put).order
-
-
-def hash_set_copy_capacity(size):
-    """``new HashSet<>(collection)`` of ``size`` elements: its ``HashMap`` constructor argument."""
-    return max(int(size / 0.75) + 1, DEFAULT_INITIAL_CAPACITY)
 
 
 # Clojure 1.7 hashing and persistent map order
@@ -304,7 +111,7 @@ def _fmix(h1, length):
     h1 ^= h1 >> 13
     h1 = (h1 * 0xc2b2ae35) & _MASK32
     h1 ^= h1 >> 16
-    return _int32(h1)
+    return int32(h1)
 
 
 def murmur3_hash_int(value):
@@ -366,19 +173,6 @@ def _trie_key(hasheq):
     return key
 
 
-def java_hash(key):
-    """Java ``hashCode`` of a JSON-ish key: String, Boolean, Long (int), null."""
-    if key is None:
-        return 0
-    if isinstance(key, str):
-        return string_hash(key)
-    if isinstance(key, bool):
-        return 1231 if key else 1237
-    if isinstance(key, int):
-        return long_hash(key)
-    return hash(key)
-
-
 def clojure_hasheq(key):
     """Clojure ``hasheq`` of a String or an integer (a Long)."""
     if isinstance(key, str):
@@ -386,104 +180,6 @@ def clojure_hasheq(key):
     if isinstance(key, int) and not isinstance(key, bool):
         return clojure_hasheq_long(key)
     return hash(key) & _MASK32
-
-
-class JavaHashMap(object):
-    """The iteration order of a ``java.util.HashMap`` (JDK 8 to 17), for a given history.
-
-    Entries iterate by bucket (``(h ^ h >>> 16) & (capacity - 1)``), and within a bucket in
-    insertion order (resizes keep the relative order).  Capacity follows Java: 16 on the first
-    put of a default map, ``tableSizeFor(n)`` for ``new HashMap<>(n)``, ``tableSizeFor(s / 0.75
-    + 1)`` for ``new HashMap<>(map)`` and a first ``putAll``, doubling past 3/4 full.
-    """
-
-    def __init__(self, initial_capacity=None, items=None):
-        self._cap = 0
-        self._threshold = 0 if initial_capacity is None else table_size_for(initial_capacity)
-        self._entries = {}
-        self._seq = 0
-        if items is not None:
-            self.put_all(items)
-
-    def _resize(self):
-        if self._cap > 0:
-            self._cap *= 2
-        elif self._threshold > 0:
-            self._cap = self._threshold
-        else:
-            self._cap = 16
-        self._threshold = int(self._cap * 0.75)
-
-    def put(self, key, value):
-        """``Map.put``: a known key keeps its place; a new one goes last in its bucket."""
-        entry = self._entries.get(key)
-        if entry is not None:
-            entry[1] = value
-            return
-        if self._cap == 0:
-            self._resize()
-        self._seq += 1
-        self._entries[key] = [self._seq, value]
-        if len(self._entries) > self._threshold:
-            self._resize()
-
-    def put_all(self, items):
-        """``Map.putAll`` of ``items`` (a mapping or (key, value) pairs), sizing as Java does."""
-        items = list(items.items()) if hasattr(items, "items") else list(items)
-        s = len(items)
-        if s > 0:
-            if self._cap == 0:
-                t = table_size_for(int(s / 0.75 + 1.0))
-                if t > self._threshold:
-                    self._threshold = t
-            elif s > self._threshold:
-                self._resize()
-        for key, value in items:
-            self.put(key, value)
-
-    def remove(self, key):
-        self._entries.pop(key, None)
-
-    def __contains__(self, key):
-        return key in self._entries
-
-    def __len__(self):
-        return len(self._entries)
-
-    def get(self, key, default=None):
-        entry = self._entries.get(key)
-        return default if entry is None else entry[1]
-
-    def keys(self):
-        """Keys in Java iteration order."""
-        mask = max(self._cap, 1) - 1
-
-        def order(item):
-            h = java_hash(item[0]) & _MASK32
-            return ((h ^ (h >> 16)) & mask, item[1][0])
-        return [k for k, _ in sorted(self._entries.items(), key=order)]
-
-    def items(self):
-        return [(k, self._entries[k][1]) for k in self.keys()]
-
-    def to_dict(self):
-        """A dict whose insertion order is this map's iteration order."""
-        return dict(self.items())
-
-
-def java_hashmap_order(keys, initial_capacity=None):
-    """The iteration order of a HashMap (or HashSet) of JSON-ish keys added one by one."""
-    return java_hash_map_order(keys, java_hash, initial_capacity)
-
-
-def thrift_map_order(mapping):
-    """Key order of a Thrift map as Storm's Java code sees it after decoding it.
-
-    The generated Java reader fills ``new HashMap<>(2 * size)`` in wire order; Python's decoder
-    keeps wire order in its dict, so this is exact for a struct pynimbus received.
-    """
-    mapping = mapping or {}
-    return java_hashmap_order(list(mapping), initial_capacity=2 * len(mapping))
 
 
 def clojure_map_order(keys_in_insertion_order, hasheq=clojure_hasheq,
@@ -515,18 +211,21 @@ def clojure_set_order(items_in_insertion_order, hasheq=clojure_hasheq):
 def executor_details_hash(executor):
     """Port of ``ExecutorDetails.hashCode``: ``startTask + 13 * endTask``."""
     start, end = executor
-    return _int32(start + 13 * end)
+    return int32(start + 13 * end)
 
 
 def worker_slot_hash(slot):
     """Port of ``WorkerSlot.hashCode``: ``nodeId.hashCode() + 13 * port``."""
     node, port = slot
-    return _int32(string_hash(node) + 13 * port)
+    return int32(string_hash(node) + 13 * port)
 
 
 def executor_list_hash(executor):
-    """``List<Long>.hashCode`` of ``[start, end]`` (the Thrift key of ``executor_node_port``)."""
+    """``List<Long>.hashCode`` of ``[start, end]`` (the Thrift key of ``executor_node_port``):
+    ``31 * (31 + start) + end`` wrapped, as a ``Long`` from 0 to 2^31 - 1 hashes to itself."""
     start, end = executor
+    if 0 <= start <= 0x7FFFFFFF and 0 <= end <= 0x7FFFFFFF:
+        return int32(961 + 31 * start + end)
     return list_hash((long_hash(start), long_hash(end)))
 
 

@@ -4,7 +4,8 @@
 ``TopologyPageInfo.workers``, ``ComponentPageInfo.exec_stats``, ``SupervisorPageInfo``'s
 ``worker_summaries`` and ``TopologyInfo.executors`` are lists whose order the UI shows as is.
 Upstream walks hash maps to build them, so their order follows hash codes; this module
-reproduces it with :mod:`pynimbus.clojure_port.java_order`.
+reproduces it with :mod:`pynimbus.clojure_port.java_hash_map` (Java's ``HashMap``) and
+:mod:`pynimbus.clojure_port.java_order` (Clojure's maps, Storm's hash codes).
 
 Everything starts from a topology's Assignment, which upstream builds from its scheduler's
 ``executorToSlot`` map, filled as the even scheduler hands each slot its executors
@@ -26,8 +27,9 @@ maps, which follows the assignment order.
 page's ``exec2NodePort``), each filled from empty in the previous one's order
 (:func:`executor_order`).  The ``List`` hash codes of single-task executors differ by
 multiples of 32, so with about 17 or more of them a bucket of these maps becomes a red-black
-tree, whose iteration order :class:`JavaHashMap` reproduces (a topology's executors never
-share a hash code, so no tie is left to Java's identity hash codes).
+tree, whose iteration order :mod:`~pynimbus.clojure_port.java_hash_map` reproduces (a
+topology's executors never share a hash code, so no tie is left to Java's identity hash
+codes).
 
 Not reproduced (documented limits, each only decides the order of ties):
 
@@ -38,322 +40,11 @@ Not reproduced (documented limits, each only decides the order of ties):
   backend returns it (with a real ZooKeeper, the server's order, as Storm sees it).
 """
 
+from pynimbus.clojure_port.java_hash_map import java_hash_map_order, string_hash
 from pynimbus.clojure_port.java_order import (
     ARRAY_MAP_MAX_PERSISTENT, clojure_hash_ordered, clojure_hasheq_string,
     clojure_hasheq_vector, clojure_map_order, executor_details_hash, executor_list_hash,
-    java_hash_map_order, murmur3_hash_long, string_hash, worker_slot_hash)
-
-
-_TREEIFY_THRESHOLD = 8
-_UNTREEIFY_THRESHOLD = 6
-_MIN_TREEIFY_CAPACITY = 64
-
-
-class _Node:
-    __slots__ = ("key", "hash", "next", "prev", "left", "right", "parent", "red", "tree")
-
-    def __init__(self, key, h, next_node=None):
-        self.key, self.hash, self.next = key, h, next_node
-        self.prev = self.left = self.right = self.parent = None
-        self.red = False
-        self.tree = False
-
-
-def _signed(h):
-    return h - 0x100000000 if h & 0x80000000 else h
-
-
-class JavaHashMap:
-    """A ``java.util.HashMap`` (JDK 8 to 17) built with ``new HashMap<>()`` and ``put`` of
-    distinct keys, down to its red-black tree bins, for the iteration order.
-
-    Keys must have distinct hash codes (equal ones in a tree bin are ordered by Java's
-    identity hash codes, which nothing reproduces).  Port of the behaviour of ``putVal``,
-    ``resize``, ``treeifyBin`` and ``TreeNode``'s ``treeify``, ``putTreeVal``, ``split``,
-    ``untreeify``, ``moveRootToFront``, ``balanceInsertion`` and the rotations.
-
-    :param key_hash: function of a key to its Java ``hashCode``.
-    """
-
-    def __init__(self, key_hash):
-        self.key_hash = key_hash
-        self.table = None
-        self.threshold = 0
-        self.size = 0
-
-    # table
-
-    def _resize(self):
-        old = self.table
-        old_cap = len(old) if old else 0
-        if old_cap > 0:
-            new_cap = old_cap << 1
-            new_thr = self.threshold << 1 if old_cap >= 16 else int(new_cap * 0.75)
-        else:
-            new_cap, new_thr = 16, 12
-        table = [None] * new_cap
-        for j in range(old_cap):
-            e = old[j]
-            if e is None:
-                continue
-            if e.next is None:
-                table[e.hash & (new_cap - 1)] = e
-            elif e.tree:
-                self._split(table, e, j, old_cap)
-            else:
-                lo, hi = [], []
-                while e is not None:
-                    (lo if e.hash & old_cap == 0 else hi).append(e)
-                    e = e.next
-                table[j] = self._chain(lo)
-                table[j + old_cap] = self._chain(hi)
-        self.table, self.threshold = table, new_thr
-
-    @staticmethod
-    def _chain(nodes, tree=False):
-        prev = None
-        for node in nodes:
-            node.next = None
-            node.tree = tree
-            if prev is not None:
-                prev.next = node
-            node.prev = prev if tree else None
-            prev = node
-        return nodes[0] if nodes else None
-
-    def put(self, key):
-        h = self.key_hash(key) & 0xFFFFFFFF
-        h ^= h >> 16
-        if not self.table:
-            self._resize()
-        n = len(self.table)
-        i = h & (n - 1)
-        p = self.table[i]
-        if p is None:
-            self.table[i] = _Node(key, h)
-        elif p.key == key:
-            return
-        elif p.tree:
-            self._put_tree_val(p, key, h)
-        else:
-            count = 0
-            while True:
-                if p.next is None:
-                    p.next = _Node(key, h)
-                    if count >= _TREEIFY_THRESHOLD - 1:
-                        self._treeify_bin(h)
-                    break
-                if p.next.key == key:
-                    return
-                p = p.next
-                count += 1
-        self.size += 1
-        if self.size > self.threshold:
-            self._resize()
-
-    def keys(self):
-        """The keys in iteration order."""
-        out = []
-        for head in self.table or ():
-            e = head
-            while e is not None:
-                out.append(e.key)
-                e = e.next
-        return out
-
-    # tree bins
-
-    def _treeify_bin(self, h):
-        n = len(self.table)
-        if n < _MIN_TREEIFY_CAPACITY:
-            self._resize()
-            return
-        index = h & (n - 1)
-        nodes = []
-        e = self.table[index]
-        while e is not None:
-            nodes.append(e)
-            e = e.next
-        self.table[index] = self._chain(nodes, tree=True)
-        self._treeify(self.table, self.table[index])
-
-    def _treeify(self, table, head):
-        root = None
-        x = head
-        while x is not None:
-            nxt = x.next
-            x.left = x.right = None
-            if root is None:
-                x.parent = None
-                x.red = False
-                root = x
-            else:
-                p = root
-                while True:
-                    left = _signed(p.hash) >= _signed(x.hash)
-                    xp = p
-                    p = p.left if left else p.right
-                    if p is None:
-                        x.parent = xp
-                        if left:
-                            xp.left = x
-                        else:
-                            xp.right = x
-                        root = self._balance_insertion(root, x)
-                        break
-            x = nxt
-        self._move_root_to_front(table, root)
-
-    def _put_tree_val(self, first, key, h):
-        root = first
-        while root.parent is not None:
-            root = root.parent
-        p = root
-        while True:
-            if p.key == key:
-                return
-            left = _signed(p.hash) >= _signed(h)
-            xp = p
-            p = p.left if left else p.right
-            if p is None:
-                xpn = xp.next
-                x = _Node(key, h, xpn)
-                x.tree = True
-                if left:
-                    xp.left = x
-                else:
-                    xp.right = x
-                xp.next = x
-                x.parent = x.prev = xp
-                if xpn is not None:
-                    xpn.prev = x
-                self._move_root_to_front(self.table, self._balance_insertion(root, x))
-                return
-
-    @staticmethod
-    def _move_root_to_front(table, root):
-        index = root.hash & (len(table) - 1)
-        first = table[index]
-        if root is not first:
-            table[index] = root
-            rp, rn = root.prev, root.next
-            if rn is not None:
-                rn.prev = rp
-            if rp is not None:
-                rp.next = rn
-            if first is not None:
-                first.prev = root
-            root.next = first
-            root.prev = None
-
-    def _split(self, table, head, index, bit):
-        lo, hi = [], []
-        e = head
-        while e is not None:
-            (lo if e.hash & bit == 0 else hi).append(e)
-            e = e.next
-        for nodes, at, other in ((lo, index, hi), (hi, index + bit, lo)):
-            if not nodes:
-                continue
-            if len(nodes) <= _UNTREEIFY_THRESHOLD:
-                table[at] = self._chain(nodes)
-            else:  # still a tree: rebuilt unless every node moved together
-                table[at] = self._chain(nodes, tree=True)
-                if other:
-                    self._treeify(table, table[at])
-
-    @staticmethod
-    def _rotate_left(root, p):
-        r = p.right
-        if r is None:
-            return root
-        p.right = r.left
-        if r.left is not None:
-            r.left.parent = p
-        r.parent = pp = p.parent
-        if pp is None:
-            root = r
-            r.red = False
-        elif pp.left is p:
-            pp.left = r
-        else:
-            pp.right = r
-        r.left = p
-        p.parent = r
-        return root
-
-    @staticmethod
-    def _rotate_right(root, p):
-        left = p.left
-        if left is None:
-            return root
-        p.left = left.right
-        if left.right is not None:
-            left.right.parent = p
-        left.parent = pp = p.parent
-        if pp is None:
-            root = left
-            left.red = False
-        elif pp.right is p:
-            pp.right = left
-        else:
-            pp.left = left
-        left.right = p
-        p.parent = left
-        return root
-
-    def _balance_insertion(self, root, x):
-        x.red = True
-        while True:
-            xp = x.parent
-            if xp is None:
-                x.red = False
-                return x
-            xpp = xp.parent
-            if not xp.red or xpp is None:
-                return root
-            if xp is xpp.left:
-                uncle = xpp.right
-                if uncle is not None and uncle.red:
-                    uncle.red = xp.red = False
-                    xpp.red = True
-                    x = xpp
-                    continue
-                if x is xp.right:
-                    x = xp
-                    root = self._rotate_left(root, x)
-                    xp = x.parent
-                    xpp = xp.parent if xp is not None else None
-                if xp is not None:
-                    xp.red = False
-                    if xpp is not None:
-                        xpp.red = True
-                        root = self._rotate_right(root, xpp)
-            else:
-                uncle = xpp.left
-                if uncle is not None and uncle.red:
-                    uncle.red = xp.red = False
-                    xpp.red = True
-                    x = xpp
-                    continue
-                if x is xp.left:
-                    x = xp
-                    root = self._rotate_right(root, x)
-                    xp = x.parent
-                    xpp = xp.parent if xp is not None else None
-                if xp is not None:
-                    xp.red = False
-                    if xpp is not None:
-                        xpp.red = True
-                        root = self._rotate_left(root, xpp)
-
-
-def hash_map_order(keys, key_hash):
-    """The iteration order of ``new HashMap<>()`` after ``put`` of ``keys`` in that order."""
-    m = JavaHashMap(key_hash)
-    for key in keys:
-        m.put(key)
-    return m.keys()
+    murmur3_hash_long, worker_slot_hash)
 
 
 def _executor_hasheq(executor):
@@ -376,7 +67,7 @@ def assign_order(executor_slots, compat):
     slot_of = {tuple(e): tuple(slot) for e, slot in executor_slots.items()}
     executors = sorted(slot_of)
     if compat == "2.x":
-        reassignment = hash_map_order(executors, executor_details_hash)
+        reassignment = java_hash_map_order(executors, executor_details_hash)
         slots = java_hash_map_order(list(dict.fromkeys(slot_of[e] for e in reassignment)),
                                     worker_slot_hash)
     else:
@@ -410,9 +101,9 @@ def executor_order(executor_slots, compat, walker="page"):
     """
     executors = assign_order(executor_slots, compat)
     if compat == "2.x":
-        order = hash_map_order(executors, executor_details_hash)
+        order = java_hash_map_order(executors, executor_details_hash)
         for _copy in range(3 if walker == "page" else 2):
-            order = hash_map_order(order, executor_list_hash)
+            order = java_hash_map_order(order, executor_list_hash)
         return order
     wire = wire_order_1x(executors)
     thrift = java_hash_map_order(wire, executor_list_hash, initial_capacity=2 * len(wire))

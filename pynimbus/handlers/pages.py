@@ -48,7 +48,7 @@ from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import page_order, stats, system_topology, tasks
 from pynimbus.clojure_port import resources as port_resources
-from pynimbus.clojure_port.java_order import list_hash, string_hash
+from pynimbus.clojure_port.java_hash_map import list_hash, string_hash
 from pynimbus.cluster.state import thriftify_debug_options
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
