@@ -229,7 +229,8 @@ def test_kill_storm(make_cluster):
     cluster.wait_for(lambda: cluster.state.storm_base(storm_id) is None, "removal")
     assert cluster.state.assignment_info(storm_id) is None
     cluster.wait_for(lambda: cluster.state.heartbeat_storms() == [], "cleanup")
-    assert cluster.call("listBlobs", session="").keys == []
+    # do-cleanup deletes the blobs after the heartbeats, in the same round: wait for them too
+    cluster.wait_for(lambda: cluster.call("listBlobs", session="").keys == [], "blob cleanup")
 
     with pytest.raises(NotAliveException):
         cluster.call("killTopology", name="lalala")
