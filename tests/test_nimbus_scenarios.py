@@ -51,15 +51,20 @@ def topology(spouts, bolts=None):
 class Cluster:
     """A pynimbus dev process, a cluster-state session on its store, simulated supervisors."""
 
+    compat_options = ()  # subclasses pick a generation
+
     def __init__(self, tmp_path, supervisors=2, ports_per_supervisor=3, options=()):
         self.options = ["pynimbus.embedded.state.dir=%s" % (tmp_path / "state")] + \
-            NO_ACKERS + list(options)
-        self.process = NimbusProcess(tmp_path, options=self.options)
+            list(self.compat_options) + NO_ACKERS + list(options)
+        self.process = self.make_process(tmp_path)
         self.process.start(timeout=30)
         self.state = make_cluster_state(read_storm_config(options=self.options, environ={}))
         self.next_port = 6700
         for _ in range(supervisors):
             self.add_supervisor(ports_per_supervisor)
+
+    def make_process(self, tmp_path):
+        return NimbusProcess(tmp_path, options=self.options)
 
     def add_supervisor(self, ports):
         supervisor_id = "sup-%d" % self.next_port
@@ -98,14 +103,14 @@ class Cluster:
                       "the assignment of " + name)
         return self.state.assignment_info(storm_id)
 
+    def task_to_component(self, storm_id):
+        return tasks.storm_task_info(self.call("getUserTopology", id=storm_id),
+                                     json.loads(self.call("getTopologyConf", id=storm_id)))
+
     def task_info(self, name):
         """Port of ``storm-component->task-info``: component -> task ids, from the API."""
-        storm_id = self.storm_id(name)
-        task_to_component = tasks.storm_task_info(
-            self.call("getUserTopology", id=storm_id),
-            json.loads(self.call("getTopologyConf", id=storm_id)))
         component_to_tasks = {}
-        for task, component in task_to_component.items():
+        for task, component in self.task_to_component(self.storm_id(name)).items():
             component_to_tasks.setdefault(component, []).append(task)
         return component_to_tasks
 
@@ -114,19 +119,24 @@ class Cluster:
         self.process.kill()
 
 
-@pytest.fixture
-def make_cluster(tmp_path):
+def made_clusters(tmp_path, cluster_class):
+    """Yield a factory of ``cluster_class`` instances, each in a directory of its own; close
+    them all afterwards (the body of the ``make_cluster``-style fixtures)."""
     made = []
 
     def make(**kwargs):
-        cluster = Cluster(tmp_path / ("c%d" % len(made)), **kwargs)
-        made.append(cluster)
-        return cluster
-    for i in range(3):
-        (tmp_path / ("c%d" % i)).mkdir()
+        directory = tmp_path / ("c%d" % len(made))
+        directory.mkdir()
+        made.append(cluster_class(directory, **kwargs))
+        return made[-1]
     yield make
     for cluster in made:
         cluster.close()
+
+
+@pytest.fixture
+def make_cluster(tmp_path):
+    yield from made_clusters(tmp_path, Cluster)
 
 
 def num_workers(assignment):

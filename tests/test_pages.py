@@ -5,10 +5,6 @@ through the Thrift API, writes the ClusterWorkerHeartbeats its workers would wri
 ExecutorStats for every executor) through cluster state, and then reads
 ``getTopologyPageInfo``, ``getComponentPageInfo`` and ``getSupervisorPageInfo`` with a raw
 Thrift client.  The expected numbers are worked out by hand from stats.clj's formulas.
-
-Until the daemon wires :class:`pynimbus.handlers.pages.PagesHandler` itself, the process is
-started through a bootstrap that adds it to ``NimbusDaemon.build_concerns`` (a no-op once it
-is there).
 """
 # test-case-name: tests.test_pages
 
@@ -18,20 +14,16 @@ import time
 import pytest
 from thrift.Thrift import TApplicationException
 
-from nimbus_process import NimbusProcess, RawClient, RemoteError
-from pynimbus.clojure_port import tasks
-from pynimbus.cluster import make_cluster_state
-from pynimbus.config import read_storm_config
+from nimbus_process import RemoteError
 from pynimbus.generated.storm.ttypes import (
-    Bolt, BoltStats, ClusterWorkerHeartbeat, ComponentCommon, ComponentObject, ComponentType,
-    ExecutorInfo, ExecutorSpecificStats, ExecutorStats, GlobalStreamId, Grouping,
-    NotAliveException, NullStruct, ShellComponent, SpoutSpec, SpoutStats, StormTopology,
-    StreamInfo, SupervisorInfo)
+    Bolt, BoltStats, ClusterWorkerHeartbeat, ComponentCommon, ComponentType, ExecutorInfo,
+    ExecutorSpecificStats, ExecutorStats, GlobalStreamId, Grouping, NotAliveException,
+    NullStruct, SpoutSpec, SpoutStats, StormTopology, StreamInfo, SupervisorInfo)
 from pynimbus.handlers.pages import eventlogger_host_port
+from test_nimbus_scenarios import SHELL
+from test_nimbus_scenarios import Cluster as ScenarioCluster
+from test_nimbus_scenarios import made_clusters
 
-OPTIONS = ["topology.acker.executors=0", "topology.eventlogger.executors=0",
-           "nimbus.monitor.freq.secs=1"]
-SHELL = ComponentObject(shell=ShellComponent("python", "component.py"))
 WORDS = GlobalStreamId("words", "default")
 UPTIME = 120
 
@@ -76,40 +68,21 @@ def bolt_stats(j):
             execute_ms_avg={"600": {WORDS: 2.0 * n}})))
 
 
-class Cluster:
-    """A nimbus, a cluster-state session on its store, simulated supervisors."""
+class Cluster(ScenarioCluster):
+    """A nimbus, a cluster-state session on its store, simulated supervisors sup-a, sup-b."""
 
     def __init__(self, tmp_path, options=()):
-        self.options = ["pynimbus.embedded.state.dir=%s" % (tmp_path / "state")] + \
-            OPTIONS + list(options)
-        self.process = NimbusProcess(tmp_path, options=self.options)
-        self.process.start(timeout=30)
-        self.state = make_cluster_state(read_storm_config(options=self.options, environ={}))
+        super().__init__(tmp_path, supervisors=0, options=options)
         for supervisor_id in ("sup-a", "sup-b"):
             self.state.supervisor_heartbeat(supervisor_id, SupervisorInfo(
                 time_secs=int(time.time()), hostname="host-" + supervisor_id,
                 assignment_id=supervisor_id, used_ports=[], meta=[6700, 6701, 6702],
                 scheduler_meta={}, uptime_secs=10, version="1.2.4"))
 
-    def call(self, method, **kwargs):
-        with RawClient("127.0.0.1", self.process.port) as client:
-            return client.call(method, **kwargs)
-
     def submit_word_count(self, name="wc"):
-        self.call("submitTopology", name=name, uploadedJarLocation="",
-                  jsonConf=json.dumps({"topology.workers": 2}), topology=word_count())
-        storm_id = next(s for s in self.state.active_storms()
-                        if self.state.storm_base(s).name == name)
-        deadline = time.monotonic() + 15
-        while self.state.assignment_info(storm_id) is None:
-            if time.monotonic() > deadline:
-                pytest.fail("no assignment for " + name)
-            time.sleep(0.05)
-        return storm_id
-
-    def task_to_component(self, storm_id):
-        return tasks.storm_task_info(self.call("getUserTopology", id=storm_id),
-                                     json.loads(self.call("getTopologyConf", id=storm_id)))
+        self.submit(name, {"topology.workers": 2}, word_count())
+        self.assignment(name)
+        return self.storm_id(name)
 
     def write_heartbeats(self, storm_id):
         """Write each worker's ClusterWorkerHeartbeat, as a 1.x worker does; return the
@@ -133,24 +106,10 @@ class Cluster:
                 uptime_secs=UPTIME))
         return executors
 
-    def close(self):
-        self.state.close()
-        self.process.kill()
-
 
 @pytest.fixture
 def make_cluster(tmp_path):
-    made = []
-
-    def make(**kwargs):
-        directory = tmp_path / ("c%d" % len(made))
-        directory.mkdir()
-        cluster = Cluster(directory, **kwargs)
-        made.append(cluster)
-        return cluster
-    yield make
-    for cluster in made:
-        cluster.close()
+    yield from made_clusters(tmp_path, Cluster)
 
 
 def validate_deep(value):

@@ -16,13 +16,11 @@ import pytest
 
 from clocked_nimbus import ClockedNimbusProcess
 from fake_supervisor import FakeSupervisorProcess
-from nimbus_process import NimbusProcess, RawClient, free_port
-from pynimbus.cluster import make_cluster_state
-from pynimbus.config import read_storm_config
+from nimbus_process import free_port
 from pynimbus.generated.storm.ttypes import (
     ExecutorInfo, KillOptions, NotAliveException, SupervisorInfo, SupervisorWorkerHeartbeat,
     SupervisorWorkerHeartbeats)
-from test_nimbus_scenarios import NO_ACKERS, Cluster, spout, topology
+from test_nimbus_scenarios import Cluster, made_clusters, spout, topology
 
 TIMEOUT_SECS = 30
 LAUNCH_SECS = 120
@@ -31,16 +29,18 @@ LAUNCH_SECS = 120
 class RpcCluster(Cluster):
     """A 2.x `pynimbus dev` process (clocked or not), cluster state, simulated supervisors."""
 
+    compat_options = ("pynimbus.storm.compat=2.x",)
+
     def __init__(self, tmp_path, options=(), start_clock=None):
-        self.options = ["pynimbus.embedded.state.dir=%s" % (tmp_path / "state"),
-                        "pynimbus.storm.compat=2.x"] + NO_ACKERS + list(options)
-        if start_clock is None:
-            self.process = NimbusProcess(tmp_path, options=self.options)
-        else:
-            self.process = ClockedNimbusProcess(tmp_path, options=self.options)
-            self.process.set_clock(start_clock)
-        self.process.start(timeout=30)
-        self.state = make_cluster_state(read_storm_config(options=self.options, environ={}))
+        self.start_clock = start_clock
+        super().__init__(tmp_path, supervisors=0, options=options)
+
+    def make_process(self, tmp_path):
+        if self.start_clock is None:
+            return super().make_process(tmp_path)
+        process = ClockedNimbusProcess(tmp_path, options=self.options)
+        process.set_clock(self.start_clock)
+        return process
 
     def register_supervisor(self, supervisor_id, ports, hostname="127.0.0.1",
                             server_port=None):
@@ -78,16 +78,7 @@ def slots_of(assignment):
 
 @pytest.fixture
 def clusters(tmp_path):
-    made = []
-
-    def make(**kwargs):
-        directory = tmp_path / ("c%d" % len(made))
-        directory.mkdir()
-        made.append(RpcCluster(directory, **kwargs))
-        return made[-1]
-    yield make
-    for cluster in made:
-        cluster.close()
+    yield from made_clusters(tmp_path, RpcCluster)
 
 
 def test_rpc_heartbeats_keep_a_topology_assigned_until_they_stop(clusters):
