@@ -145,18 +145,25 @@ def _sum_requests(executor_to_component, resources_of, keys):
     return totals
 
 
+def _component_resources_once(topology, topology_conf, compat):
+    """``component -> its resource requests`` (``stats.component_resources``), each
+    component's computed once."""
+    cache = {}
+
+    def resources_of(component):
+        if component not in cache:
+            cache[component] = stats.component_resources(topology, topology_conf, component,
+                                                         compat)
+        return cache[component]
+    return resources_of
+
+
 def requested_resources(user_topology, topology_conf, executor_to_component):
     """Port of ``TopologyDetails.getTotalRequestedMemOnHeap``, ``...MemOffHeap`` and
     ``...Cpu`` (1.2.4): the sums over the executors of their component's requests (its own
     json_conf, else the topology conf's defaults; the added components take the defaults).
     """
-    cache = {}
-
-    def resources_of(component):
-        if component not in cache:
-            cache[component] = stats.component_resources(user_topology, topology_conf,
-                                                         component, "1.x")
-        return cache[component]
+    resources_of = _component_resources_once(user_topology, topology_conf, "1.x")
     return _sum_requests(executor_to_component, resources_of,
                          (ONHEAP_MEMORY_MB, OFFHEAP_MEMORY_MB, CPU_PCORE_PERCENT))
 
@@ -180,13 +187,7 @@ def topology_resources_2x(system_topology, topology_conf, executor_to_component,
     """Port of 2.8.8 ``TopologyResources`` as ``getResourcesForTopology`` fills it with the
     even scheduler: requested = the executors' normalized requests (on-heap, off-heap, cpu),
     assigned = those of the executors that hold a slot."""
-    cache = {}
-
-    def resources_of(component):
-        if component not in cache:
-            cache[component] = stats.component_resources(system_topology, topology_conf,
-                                                         component, "2.x")
-        return cache[component]
+    resources_of = _component_resources_once(system_topology, topology_conf, "2.x")
     keys = (NORMALIZED_ONHEAP, NORMALIZED_OFFHEAP, NORMALIZED_CPU)
     requested = _sum_requests(executor_to_component, resources_of, keys)
     assigned = _sum_requests({e: c for e, c in executor_to_component.items()
