@@ -27,6 +27,9 @@ PYNIMBUS_DEFAULTS = {
     "pynimbus.thrift.bind.address": "0.0.0.0",
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
+    # Most bytes one jar upload (beginFileUpload) or blob upload (beginCreateBlob/UpdateBlob)
+    # may hold; a chunk past it abandons the upload.  Storm has no limit.
+    "pynimbus.upload.max.bytes": 1 << 30,
 }
 
 
@@ -117,6 +120,12 @@ def embedded_state_dir(conf):
     """Return the directory of the embedded cluster-state store for ``conf``."""
     return conf.get("pynimbus.embedded.state.dir") or os.path.join(
         os.path.abspath(conf["storm.local.dir"]), "embedded-state")
+
+
+def upload_max_bytes(conf):
+    """The most bytes one upload may hold (``pynimbus.upload.max.bytes``)."""
+    return int(conf.get("pynimbus.upload.max.bytes")
+               or PYNIMBUS_DEFAULTS["pynimbus.upload.max.bytes"])
 
 
 def uses_zookeeper(conf):

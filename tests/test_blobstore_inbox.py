@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from pynimbus.blobstore.errors import (
-    UnknownFileError, UnknownSessionError, UnknownUploadLocationError)
+    UnknownFileError, UnknownSessionError, UnknownUploadLocationError, UploadTooLargeError)
 from pynimbus.blobstore.inbox import Inbox
 
 from fake_clock import FakeClock
@@ -210,3 +210,44 @@ def test_unknown_download_id_is_an_error(inbox):
     with pytest.raises(UnknownSessionError) as info:
         inbox.download_chunk("no-such-id")
     assert "beginFileDownload" in str(info.value)
+
+
+def open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_pending_uploads_hold_no_open_file(inbox):
+    """200 uploads begun with a chunk each and never finished hold no file descriptor."""
+    before = open_fds()
+    locations = [inbox.begin_upload() for _ in range(200)]
+    for location in locations:
+        inbox.upload_chunk(location, b"part of a jar")
+    assert open_fds() <= before
+    inbox.finish_upload(locations[0])
+    with open(inbox.uploaded_jar_path(locations[0]), "rb") as f:
+        assert f.read() == b"part of a jar"
+
+
+def test_chunk_past_the_upload_limit_abandons_the_upload(conf, clock):
+    """A chunk that would take a jar past pynimbus.upload.max.bytes is refused with a message
+    naming the setting, nothing of it is written, and the upload is gone; up to the limit is
+    fine."""
+    inbox = Inbox(dict(conf, **{"pynimbus.upload.max.bytes": 1000}), clock=clock)
+    exact = inbox.begin_upload()
+    inbox.upload_chunk(exact, b"x" * 1000)
+    inbox.finish_upload(exact)
+    over = inbox.begin_upload()
+    inbox.upload_chunk(over, b"y" * 600)
+    with pytest.raises(UploadTooLargeError) as info:
+        inbox.upload_chunk(over, b"y" * 401)
+    assert "pynimbus.upload.max.bytes (1000 bytes)" in str(info.value)
+    assert os.listdir(inbox.dir) == [os.path.basename(exact)]
+    with pytest.raises(UnknownUploadLocationError):
+        inbox.upload_chunk(over, b"y")
+    with pytest.raises(UnknownUploadLocationError):
+        inbox.finish_upload(over)
+
+
+def test_upload_limit_defaults_to_one_gibibyte(inbox):
+    """Without pynimbus.upload.max.bytes in the configuration a jar may hold 1 GiB."""
+    assert inbox.max_upload_bytes == 1 << 30

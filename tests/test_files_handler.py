@@ -136,3 +136,19 @@ def test_clean_inbox_and_expiry_run_through_the_runner(conf):
     handler.beginFileUpload()
     assert handler.expire_sessions(now=1600.0) == 1
     assert handler.clean_inbox(now=4600.0) == [location]
+
+
+def test_upload_past_the_limit_is_an_internal_error_naming_the_setting(conf, store):
+    """uploadChunk past pynimbus.upload.max.bytes gets INTERNAL_ERROR (what Storm's clients
+    see for an undeclared failure) whose message names the setting; the location is closed."""
+    conf["pynimbus.upload.max.bytes"] = CHUNK
+    files = FilesHandler(conf, blob_store=store, run_blocking=run_now)
+    location = files.beginFileUpload()
+    files.uploadChunk(location, b"j" * CHUNK)
+    with pytest.raises(TApplicationException) as info:
+        files.uploadChunk(location, b"j")
+    assert info.value.type == TApplicationException.INTERNAL_ERROR
+    assert "pynimbus.upload.max.bytes (307200 bytes)" in info.value.message
+    with pytest.raises(TApplicationException) as info:
+        files.finishFileUpload(location)
+    assert "does not exist (or timed out)" in info.value.message

@@ -254,6 +254,37 @@ def test_idle_upload_expires_and_is_cancelled(blobs, clock, base):
         blobs.getBlobMeta("k")
 
 
+def test_pending_uploads_hold_no_open_file(blobs, store):
+    """200 blob creates and updates begun with a chunk each and never finished hold no file
+    descriptor."""
+    create(blobs, "k", b"old")
+    before = len(os.listdir("/proc/self/fd"))
+    sessions = [blobs.beginCreateBlob("new-%d" % i, meta()) for i in range(100)]
+    sessions += [blobs.beginUpdateBlob("k") for _ in range(100)]
+    for session in sessions:
+        blobs.uploadBlobChunk(session, b"partial")
+    assert len(os.listdir("/proc/self/fd")) <= before
+    blobs.finishBlobUpload(sessions[-1])
+    assert store.read_blob("k") == b"partial"
+
+
+def test_chunk_past_the_upload_limit_cancels_the_upload(conf, store, state, clock, base):
+    """A chunk that would take a blob past pynimbus.upload.max.bytes gets INTERNAL_ERROR naming
+    the setting; the upload is cancelled and the blob stays as it was."""
+    limited = dict(conf, **{"pynimbus.upload.max.bytes": 1000})
+    blobs = BlobsHandler(limited, store, state, ME, run_blocking=run_now, clock=clock)
+    create(blobs, "k", b"z" * 1000)
+    files = all_files(base)
+    for session in (blobs.beginCreateBlob("new", meta()), blobs.beginUpdateBlob("k")):
+        blobs.uploadBlobChunk(session, b"y" * 600)
+        assert_internal_error(lambda: blobs.uploadBlobChunk(session, b"y" * 401),
+                              "pynimbus.upload.max.bytes (1000 bytes)")
+        assert_internal_error(lambda: blobs.finishBlobUpload(session), "does not exist")
+    assert store.list_keys() == ["k"]
+    assert store.read_blob("k") == b"z" * 1000
+    assert all_files(base) == files
+
+
 def test_list_blobs_visits_every_key_once_in_pages(blobs, store):
     """listBlobs("") then listBlobs(session) pages 100 keys at a time until an empty list."""
     keys = {"key-%03d" % i for i in range(250)}

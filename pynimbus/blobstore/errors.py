@@ -41,6 +41,23 @@ class InvalidReplicationError(BlobStoreError, ValueError):
     """A replication factor below 1."""
 
 
+class UploadTooLargeError(BlobStoreError):
+    """A jar or blob upload that would grow past ``pynimbus.upload.max.bytes``; the upload is
+    abandoned."""
+
+
+def check_upload_size(what, size, more, max_size):
+    """Refuse growing the upload ``what`` of ``size`` bytes by ``more`` past ``max_size``.
+
+    :raises UploadTooLargeError: naming the setting that allows larger uploads.
+    """
+    if max_size is not None and size + more > max_size:
+        raise UploadTooLargeError(
+            "Upload to %s refused: %d more bytes after %d would exceed "
+            "pynimbus.upload.max.bytes (%d bytes), so the upload was abandoned; raise that "
+            "setting in nimbus's storm.yaml to upload larger files" % (what, more, size, max_size))
+
+
 def storm_errors(function):
     """Decorate a handler body so :class:`BlobStoreError` reaches the client as Storm's
     exception class with our message; anything else propagates unchanged."""

@@ -19,7 +19,9 @@ files handler sends them as Storm's class, ``TApplicationException`` INTERNAL_ER
 Deliberate differences: a partial upload is written to ``<location>.part`` and renamed to the
 location when finished, so only complete jars are ever at a location; partial uploads left by a
 restart are removed, finished ones are found again.  ``clean_inbox`` removes only jars this inbox
-made (Storm removes every old file in the directory).
+made (Storm removes every old file in the directory).  The ``.part`` file is opened for each
+chunk rather than held open (Storm keeps a channel open per upload, so unfinished uploads can
+exhaust nimbus's file descriptors), and a jar may hold at most ``pynimbus.upload.max.bytes``.
 """
 
 import logging
@@ -30,8 +32,9 @@ import time
 import uuid
 
 from pynimbus.blobstore.errors import (
-    UnknownFileError, UnknownUploadLocationError)
+    UnknownFileError, UnknownUploadLocationError, UploadTooLargeError, check_upload_size)
 from pynimbus.blobstore.sessions import DownloadSessions, SessionMap
+from pynimbus.config import upload_max_bytes
 
 log = logging.getLogger(__name__)
 
@@ -46,18 +49,46 @@ def master_inbox(conf):
 
 
 class _Upload:
+    """One jar upload: its ``.part`` file is opened for each chunk and closed again, so a
+    pending upload holds no file descriptor (clients may leave many unfinished)."""
+
     def __init__(self, location, part_path):
         self.location = location
         self.part_path = part_path
-        self.file = open(part_path, "xb")
+        open(part_path, "xb").close()
         self.size = 0
+        self.closed = False
         self.lock = threading.Lock()
+
+    def _check_open(self):
+        if self.closed:
+            raise UnknownUploadLocationError(
+                "File for that location does not exist (or timed out): the upload to %r "
+                "was closed" % self.location)
+
+    def append(self, chunk, max_size):
+        """Append ``chunk``; raises UploadTooLargeError (writing nothing) past ``max_size``."""
+        with self.lock:
+            self._check_open()
+            check_upload_size(self.location, self.size, len(chunk), max_size)
+            with open(self.part_path, "ab") as f:
+                f.write(chunk)
+            self.size += len(chunk)
+
+    def finish(self):
+        """Make the written bytes durable and move them to the location."""
+        with self.lock:
+            self._check_open()
+            self.closed = True
+            with open(self.part_path, "ab") as f:
+                os.fsync(f.fileno())
+            os.rename(self.part_path, self.location)
 
     def abandon(self):
         with self.lock:
-            f, self.file = self.file, None
-        if f is not None:
-            f.close()
+            if self.closed:
+                return
+            self.closed = True
             try:
                 os.unlink(self.part_path)
             except FileNotFoundError:
@@ -72,7 +103,8 @@ class Inbox:
     :param conf: the nimbus configuration: ``storm.local.dir``,
         ``nimbus.file.copy.expiration.secs`` (idle uploads and downloads expire),
         ``nimbus.inbox.jar.expiration.secs`` (age at which ``clean_inbox`` removes jars),
-        ``storm.blobstore.inputstream.buffer.size.bytes`` (download chunk size).
+        ``storm.blobstore.inputstream.buffer.size.bytes`` (download chunk size),
+        ``pynimbus.upload.max.bytes`` (the largest jar).
     :param clock: returns the current time in seconds.
     :param inbox_dir: overrides the directory.
     """
@@ -81,6 +113,7 @@ class Inbox:
         self.dir = os.path.abspath(inbox_dir or master_inbox(conf))
         self.clock = clock
         self.jar_expiration_secs = float(conf.get("nimbus.inbox.jar.expiration.secs", 3600))
+        self.max_upload_bytes = upload_max_bytes(conf)
         copy_expiration = float(conf.get("nimbus.file.copy.expiration.secs", 600))
         self._uploads = SessionMap(copy_expiration, clock, on_expire=self._expired)
         self._downloads = DownloadSessions(
@@ -134,15 +167,19 @@ class Inbox:
         """Port of ``uploadChunk``: append ``chunk`` to the upload at ``location``.
 
         :raises UnknownUploadLocationError: when ``location`` is not an open upload.
+        :raises UploadTooLargeError: when the jar would grow past ``pynimbus.upload.max.bytes``
+            (the upload is then abandoned).
         """
         upload = self._open_upload(location)
-        with upload.lock:
-            if upload.file is None:
-                raise UnknownUploadLocationError(
-                    "File for that location does not exist (or timed out): the upload to %r "
-                    "was closed" % location)
-            upload.file.write(chunk)
-            upload.size += len(chunk)
+        try:
+            upload.append(chunk, self.max_upload_bytes)
+        except UploadTooLargeError:
+            self._uploads.pop(location)
+            upload.abandon()
+            log.warning("Inbox: upload to %s abandoned at %d bytes: over "
+                        "pynimbus.upload.max.bytes (%d)", location, upload.size,
+                        self.max_upload_bytes)
+            raise
 
     def finish_upload(self, location):
         """Port of ``finishFileUpload``: close the upload; the jar is then at ``location``.
@@ -150,20 +187,9 @@ class Inbox:
         :raises UnknownUploadLocationError: when ``location`` is not an open upload.
         """
         upload = self._open_upload(location)
-        with upload.lock:
-            f, upload.file = upload.file, None
-            if f is None:
-                raise UnknownUploadLocationError(
-                    "File for that location does not exist (or timed out): the upload to %r "
-                    "was closed" % location)
-            try:
-                f.flush()
-                os.fsync(f.fileno())
-            finally:
-                f.close()
-            os.rename(upload.part_path, upload.location)
-            with self._lock:
-                self._finished[upload.location] = self.clock()
+        upload.finish()
+        with self._lock:
+            self._finished[upload.location] = self.clock()
         self._uploads.pop(location)
         log.info("Finished uploading file from client: %s (%d bytes)", location, upload.size)
 

@@ -38,7 +38,8 @@ import time
 import uuid
 
 from pynimbus.blobstore import acl as acls
-from pynimbus.blobstore.errors import BlobConflictError, InvalidReplicationError
+from pynimbus.blobstore.errors import (
+    BlobConflictError, InvalidReplicationError, check_upload_size)
 from pynimbus.blobstore.keys import is_storage_name, is_valid_key, storage_name, validate_key
 from pynimbus.generated.storm.ttypes import (
     AccessControl, KeyAlreadyExistsException, KeyNotFoundException, ReadableBlobMeta,
@@ -138,34 +139,41 @@ def _copy_meta(meta):
 
 class BlobWriter:
     """An upload in progress (Storm's ``AtomicOutputStream``): ``write`` chunks, then
-    ``commit`` to make them the blob's content, or ``cancel`` to drop them.  Thread-safe."""
+    ``commit`` to make them the blob's content, or ``cancel`` to drop them.  Thread-safe.
+
+    The temporary file is opened for each chunk and closed again, so a pending upload holds no
+    file descriptor (clients may leave many unfinished)."""
 
     def __init__(self, store, key, meta, tmp_path):
         self.store = store
         self.key = key
         self.meta = meta  # normalised SettableBlobMeta for a create, None for an update
         self.size = 0
+        self.closed = False
         self._path = tmp_path
-        self._file = open(tmp_path, "xb")
+        open(tmp_path, "xb").close()
         self._lock = threading.Lock()
 
     @property
     def is_create(self):
         return self.meta is not None
 
-    @property
-    def closed(self):
-        return self._file is None
+    def _check_open(self):
+        if self.closed:
+            raise ValueError("the upload of blob %r is already closed" % self.key)
 
-    def write(self, data):
+    def write(self, data, max_size=None):
         """Append ``data`` (bytes-like).
 
         :raises ValueError: when the upload was already committed or cancelled.
+        :raises UploadTooLargeError: when the blob would grow past ``max_size`` (nothing is
+            written).
         """
         with self._lock:
-            if self._file is None:
-                raise ValueError("the upload of blob %r is already closed" % self.key)
-            self._file.write(data)
+            self._check_open()
+            check_upload_size("blob %r" % self.key, self.size, len(data), max_size)
+            with open(self._path, "ab") as f:
+                f.write(data)
             self.size += len(data)
 
     def commit(self):
@@ -176,15 +184,11 @@ class BlobWriter:
         :raises ValueError: when the upload was already committed or cancelled.
         """
         with self._lock:
-            if self._file is None:
-                raise ValueError("the upload of blob %r is already closed" % self.key)
-            f, self._file = self._file, None
+            self._check_open()
+            self.closed = True
             try:
-                f.flush()
-                os.fsync(f.fileno())
-            finally:
-                f.close()
-            try:
+                with open(self._path, "ab") as f:
+                    os.fsync(f.fileno())
                 return self.store._commit(self, self._path)
             finally:
                 _remove_quietly(self._path)
@@ -192,9 +196,8 @@ class BlobWriter:
     def cancel(self):
         """Drop the upload; the blob stays as it was.  Cancelling twice is harmless."""
         with self._lock:
-            f, self._file = self._file, None
-            if f is not None:
-                f.close()
+            if not self.closed:
+                self.closed = True
                 _remove_quietly(self._path)
 
     def __enter__(self):

@@ -39,10 +39,11 @@ import time
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import (
-    UnknownSessionError, as_application_error, storm_errors)
+    UnknownSessionError, UploadTooLargeError, as_application_error, storm_errors)
 from pynimbus.blobstore.keys import validate_key
 from pynimbus.blobstore.sequence import key_sequence_number
 from pynimbus.blobstore.sessions import DownloadSessions, SessionMap, new_session_id
+from pynimbus.config import upload_max_bytes
 from pynimbus.generated.storm.ttypes import (
     AuthorizationException, BeginDownloadResult, IllegalStateException, KeyNotFoundException,
     ListBlobsResult)
@@ -61,7 +62,7 @@ class BlobsHandler:
     """The blob methods of ``service Nimbus``.
 
     :param conf: the nimbus configuration (``nimbus.blobstore.expiration.secs``,
-        ``storm.blobstore.inputstream.buffer.size.bytes``).
+        ``storm.blobstore.inputstream.buffer.size.bytes``, ``pynimbus.upload.max.bytes``).
     :param blob_store: the :class:`~pynimbus.blobstore.local.LocalFsBlobStore`.
     :param blob_state: ZooKeeper blob state with ``setup_blobstore(key, nimbus_host_port,
         version)``, ``active_keys()``, ``blobstore_info(key)`` (children of
@@ -83,6 +84,7 @@ class BlobsHandler:
         self.nimbus_host_port = nimbus_host_port
         self.run_blocking = run_blocking
         self.blob_in_use = blob_in_use
+        self.max_upload_bytes = upload_max_bytes(conf)
         expiration = float(conf.get("nimbus.blobstore.expiration.secs", 600))
         self._uploads = SessionMap(expiration, clock, on_expire=_cancel)
         self._downloads = DownloadSessions(
@@ -110,7 +112,8 @@ class BlobsHandler:
         return self.run_blocking(self._begin_update_blob, key)
 
     def uploadBlobChunk(self, session, chunk):
-        """:raises TApplicationException: the session is not an open upload."""
+        """:raises TApplicationException: the session is not an open upload, or the blob would
+            grow past ``pynimbus.upload.max.bytes`` (the upload is then cancelled)."""
         return self.run_blocking(self._upload_blob_chunk, session, chunk)
 
     def finishBlobUpload(self, session):
@@ -240,9 +243,16 @@ class BlobsHandler:
         if writer is None:
             raise self._missing_upload(session)
         try:
-            writer.write(chunk)
+            writer.write(chunk, self.max_upload_bytes)
         except ValueError:
             raise self._missing_upload(session)
+        except UploadTooLargeError:
+            self._uploads.pop(session)
+            writer.cancel()
+            log.warning("Cancelled uploading blob %s for session %s at %d bytes: over "
+                        "pynimbus.upload.max.bytes (%d)", writer.key, session, writer.size,
+                        self.max_upload_bytes)
+            raise
 
     @storm_errors
     def _finish_blob_upload(self, session):
