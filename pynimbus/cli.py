@@ -13,6 +13,7 @@ import sys
 
 from pynimbus import STORM_VERSION, __version__
 from pynimbus.config import ConfigError, read_storm_config
+from pynimbus.errors import RefusalLogFilter
 
 log = logging.getLogger("pynimbus")
 
@@ -72,6 +73,7 @@ def setup_logging(conf, level):
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level)
+    root.addFilter(RefusalLogFilter())
     for handler in (logging.StreamHandler(sys.stderr), logging.FileHandler(path)):
         handler.setFormatter(fmt)
         root.addHandler(handler)

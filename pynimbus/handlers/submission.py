@@ -123,8 +123,10 @@ class SubmissionHandler:
         :raises AuthorizationException: the authorizer denies "submitTopology".
         :raises TApplicationException: INTERNAL_ERROR when this nimbus is not the leader.
         """
+        # Outside the try: a non-leader's refusal is logged once, as the call's refusal (Storm
+        # logs it here too, which doubled thousands of lines during a takeover).
+        self.nimbus.check_leader()
         try:
-            self.nimbus.check_leader()
             prepared = yield self.run_blocking(
                 self._prepare, name, uploadedJarLocation, jsonConf, topology, options)
             lock = self.nimbus.submit_lock

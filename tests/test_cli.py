@@ -1,0 +1,77 @@
+"""The ``pynimbus`` command as an operator meets it: its log lines, its refusals, its signals.
+
+Each daemon here is a real ``pynimbus dev`` subprocess on 127.0.0.1 with its own
+``storm.local.dir``; what is checked is what it writes to stderr.
+"""
+
+import pytest
+from thrift.Thrift import TApplicationException
+
+from nimbus_process import NimbusProcess, RawClient, RemoteError
+
+from pynimbus.generated.storm.ttypes import StormBase, StormTopology, TopologyStatus
+
+
+def _call(proc, method, **kwargs):
+    with RawClient("127.0.0.1", proc.port) as client:
+        return client.call(method, **kwargs)
+
+
+def _log_lines(proc):
+    with open(proc.log_path, encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
+@pytest.fixture
+def leader_and_follower(tmp_path):
+    """Two `pynimbus dev` processes on one embedded store: the first leads, the second not."""
+    options = ["pynimbus.embedded.state.dir=%s" % (tmp_path / "shared-state")]
+    procs = []
+    try:
+        for name in ("leader", "follower"):
+            local = tmp_path / name
+            local.mkdir()
+            proc = NimbusProcess(local, options=options)
+            proc.start(timeout=30)
+            procs.append(proc)
+        yield procs
+    finally:
+        for proc in procs:
+            proc.kill()
+
+
+def test_a_non_leader_refusal_logs_one_warning_line_without_traceback(leader_and_follower,
+                                                                      tmp_path):
+    """submitTopology and killTopology on a non-leader each log one WARN line naming the call
+    and the leader, and no ERROR or traceback; the client still gets INTERNAL_ERROR."""
+    from pynimbus.cluster import make_cluster_state
+    from pynimbus.config import read_storm_config
+    leader, follower = leader_and_follower
+    state = make_cluster_state(read_storm_config(
+        options=["pynimbus.embedded.state.dir=%s" % (tmp_path / "shared-state"),
+                 "storm.local.dir=%s" % (tmp_path / "reader")], environ={}))
+    try:
+        state.activate_storm("alive-1-1700000000", StormBase(
+            name="alive", status=TopologyStatus.ACTIVE, num_workers=1,
+            launch_time_secs=1700000000))
+    finally:
+        state.close()
+    refusals = [
+        ("submitTopology", dict(name="fresh", uploadedJarLocation="nowhere", jsonConf="{}",
+                                topology=StormTopology(spouts={}, bolts={}, state_spouts={}))),
+        ("killTopology", dict(name="alive")),
+    ]
+    for method, kwargs in refusals:
+        with pytest.raises(RemoteError) as refused:
+            _call(follower, method, **kwargs)
+        assert refused.value.app.type == TApplicationException.INTERNAL_ERROR
+        assert refused.value.app.message == (
+            "not a leader, current leader is localhost:%d" % leader.port)
+
+    lines = _log_lines(follower)
+    mentions = [line for line in lines if "not a leader" in line]
+    assert len(mentions) == len(refusals), "\n".join(lines)
+    for (method, _), line in zip(refusals, mentions):
+        assert " WARNING " in line and method in line, line
+    assert not [line for line in lines if " ERROR " in line or "Traceback" in line], \
+        "\n".join(lines)
