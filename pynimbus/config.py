@@ -30,6 +30,13 @@ PYNIMBUS_DEFAULTS = {
     # Most bytes one jar upload (beginFileUpload) or blob upload (beginCreateBlob/UpdateBlob)
     # may hold; a chunk past it abandons the upload.  Storm has no limit.
     "pynimbus.upload.max.bytes": 1 << 30,
+    # Most bytes of frames being received, summed over all Thrift connections; a frame that
+    # does not fit is refused and its connection closed (Storm: nimbus.thrift.max_buffer_size,
+    # and it waits).
+    "pynimbus.thrift.max_buffered_bytes": 64 * 1048576,
+    # Seconds a connection may hold part of a frame without sending more before it is closed
+    # (Storm waits for ever).
+    "pynimbus.thrift.partial_frame.timeout.secs": 30,
 }
 
 

@@ -154,9 +154,8 @@ class NimbusDaemon:
         yield deferToThread(self._open_stores)
         concerns = self.build_concerns()
         self._wire_concerns(concerns)
-        self.factory = ThriftServerFactory(
-            Nimbus.Processor(NimbusHandler(*concerns)),
-            int(self.conf["nimbus.thrift.max_buffer_size"]))
+        self.factory = ThriftServerFactory.from_conf(
+            Nimbus.Processor(NimbusHandler(*concerns)), self.conf, clock=self.reactor)
         self.port = self.reactor.listenTCP(
             int(self.conf["nimbus.thrift.port"]), self.factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0",

@@ -6,61 +6,136 @@ Wire behaviour follows Storm's ``SimpleTransportPlugin`` (a THsHaServer over
 * every message is a frame: a 4-byte big-endian length, then the payload; a frame longer than
   ``nimbus.thrift.max_buffer_size`` (or of length 0) is refused, logged, and its connection
   closed, while every other connection goes on being served;
+* as libthrift's ``maxReadBufferBytes`` (which Storm sets to ``nimbus.thrift.max_buffer_size``),
+  the bytes of frames being received are capped across all connections, here by
+  ``pynimbus.thrift.max_buffered_bytes``.  Deliberate differences: a frame that does not fit is
+  refused and its connection closed (libthrift stops reading it until others finish, so one
+  stalled client stalls every reader), and a connection that stops sending in the middle of a
+  frame is closed after ``pynimbus.thrift.partial_frame.timeout.secs`` (libthrift waits for
+  ever);
 * an unknown method gets ``TApplicationException`` UNKNOWN_METHOD "Invalid method name: 'x'",
   arguments that do not decode get PROTOCOL_ERROR, a handler failure that its method does not
   declare gets INTERNAL_ERROR "Internal error processing <method>" (the cause is logged);
 * the accelerated codec (``fastbinary``) decodes and encodes every message.
 
-The factory holds shared state (the processor, the frame limit); a protocol sees one
-connection's bytes.  Handlers may return Deferreds, so a slow call never blocks other clients.
+The factory holds shared state (the processor, the limits, the bytes buffered across
+connections); a protocol sees one connection's bytes.  Handlers may return Deferreds, so a slow call never blocks other clients.
 """
 
 import logging
+import struct
 
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
 from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.transport.TTransport import TMemoryBuffer
 from twisted.internet import defer, protocol
-from twisted.protocols.basic import IntNStringReceiver
+from twisted.protocols.policies import TimeoutMixin
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BUFFER_SIZE = 1048576
+DEFAULT_MAX_BUFFERED_BYTES = 64 * 1048576
+DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS = 30.0
+
+# Unsigned, so a negative length reads as a huge one and is refused by the length limit.
+_FRAME_PREFIX = struct.Struct("!I")
 
 
-class ThriftFrameProtocol(IntNStringReceiver):
-    """One client connection: Thrift frames in, one processed reply frame out per call."""
+class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
+    """One client connection: Thrift frames in, one processed reply frame out per call.
 
-    # Unsigned, so a negative length reads as a huge one and is refused by the length limit.
-    structFormat = "!I"
-    prefixLength = 4
+    An int32 length-prefixed receiver like Twisted's ``IntNStringReceiver``, but with one
+    growing buffer (that class copies everything buffered on each read) and with the frame's
+    declared length reserved from the factory's budget before its bytes are buffered.  While
+    part of a frame is buffered, the connection is closed after
+    ``factory.partial_frame_timeout`` seconds without more bytes.
+    """
+
+    MAX_LENGTH = DEFAULT_MAX_BUFFER_SIZE
 
     def connectionMade(self):
         self.MAX_LENGTH = self.factory.max_frame_size
+        self.callLater = self.factory.clock.callLater  # TimeoutMixin's timer, injectable
+        self._buffer = bytearray()
+        self._frame_length = None  # declared length of the frame being received
+        self._closing = False
         self.factory.connection_opened(self)
 
     def connectionLost(self, reason=protocol.connectionDone):
+        self.setTimeout(None)
+        self._release_frame()
+        self._buffer = bytearray()
         self.factory.connection_closed(self)
 
+    def dataReceived(self, data):
+        self._buffer += data
+        while not self._closing:
+            if self._frame_length is None:
+                if len(self._buffer) < _FRAME_PREFIX.size:
+                    break
+                (length,) = _FRAME_PREFIX.unpack_from(self._buffer)
+                if not self._admit_frame(length):
+                    return
+                del self._buffer[:_FRAME_PREFIX.size]
+                self._frame_length = length
+            if len(self._buffer) < self._frame_length:
+                break
+            with memoryview(self._buffer) as view:
+                frame = bytes(view[:self._frame_length])
+            del self._buffer[:self._frame_length]
+            self._release_frame()
+            self.stringReceived(frame)
+        if not self._closing:
+            # Only a partial frame is timed out: an idle client between calls is fine.
+            self.setTimeout(self.factory.partial_frame_timeout if self._buffer else None)
+
+    def _admit_frame(self, length):
+        if length == 0:
+            self._close("empty frame")
+            return False
+        if length > self.MAX_LENGTH:
+            self.lengthLimitExceeded(length)
+            return False
+        if not self.factory.reserve(length):
+            self._close("a frame of %d bytes does not fit in pynimbus.thrift.max_buffered_bytes "
+                        "(%d bytes buffered for partial frames of all connections, at most %d)"
+                        % (length, self.factory.buffered_bytes,
+                           self.factory.max_buffered_bytes))
+            return False
+        return True
+
+    def _release_frame(self):
+        if self._frame_length is not None:
+            self.factory.release(self._frame_length)
+            self._frame_length = None
+
     def lengthLimitExceeded(self, length):
-        log.warning("closing connection from %s: frame of %d bytes exceeds "
-                    "nimbus.thrift.max_buffer_size (%d)", self._peer(), length, self.MAX_LENGTH)
+        self._close("frame of %d bytes exceeds nimbus.thrift.max_buffer_size (%d)"
+                    % (length, self.MAX_LENGTH))
+
+    def timeoutConnection(self):
+        self._close("no bytes for %gs in the middle of a frame (%d of %s bytes received; "
+                    "pynimbus.thrift.partial_frame.timeout.secs)"
+                    % (self.factory.partial_frame_timeout, len(self._buffer),
+                       self._frame_length if self._frame_length is not None else "?"))
+
+    def _close(self, why):
+        log.warning("closing connection from %s: %s", self._peer(), why)
+        self._closing = True
+        self.setTimeout(None)
+        self._release_frame()
+        self._buffer = bytearray()
         self.transport.abortConnection()
 
     def stringReceived(self, frame):
-        if not frame:
-            log.warning("closing connection from %s: empty frame", self._peer())
-            self.transport.abortConnection()
-            return
         d = self.factory.dispatcher.process_frame(frame)
         d.addCallback(self._reply)
 
     def _reply(self, payload):
         if payload is None:
-            log.warning("closing connection from %s: undecodable message", self._peer())
-            self.transport.abortConnection()
-        elif self.transport.connected:
-            self.sendString(payload)
+            self._close("undecodable message")
+        elif self.transport.connected and not self._closing:
+            self.transport.writeSequence([_FRAME_PREFIX.pack(len(payload)), payload])
 
     def _peer(self):
         peer = self.transport.getPeer()
@@ -153,15 +228,57 @@ def application_exception_payload(protocol_class, name, seqid, kind, message):
 
 
 class ThriftServerFactory(protocol.ServerFactory):
-    """Shared state of the server: the dispatcher, the frame limit, the open connections."""
+    """Shared state of the server: the dispatcher, the frame limits, the open connections and
+    the bytes reserved for partial frames across them.
+
+    :param max_frame_size: the longest frame (``nimbus.thrift.max_buffer_size``).
+    :param max_buffered_bytes: the most bytes of frames being received, summed over all
+        connections (``pynimbus.thrift.max_buffered_bytes``); a frame that does not fit is
+        refused and its connection closed.
+    :param partial_frame_timeout: seconds a connection may hold part of a frame without
+        sending more (``pynimbus.thrift.partial_frame.timeout.secs``).
+    :param clock: schedules the timeouts (default: the global reactor).
+    """
 
     protocol = ThriftFrameProtocol
     noisy = False  # one log line per start is enough (NimbusDaemon logs it)
 
-    def __init__(self, processor, max_frame_size=DEFAULT_MAX_BUFFER_SIZE):
+    def __init__(self, processor, max_frame_size=DEFAULT_MAX_BUFFER_SIZE,
+                 max_buffered_bytes=DEFAULT_MAX_BUFFERED_BYTES,
+                 partial_frame_timeout=DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS, clock=None):
+        if clock is None:
+            from twisted.internet import reactor as clock
         self.dispatcher = ThriftDispatcher(processor)
         self.max_frame_size = max_frame_size
+        self.max_buffered_bytes = max_buffered_bytes
+        self.partial_frame_timeout = partial_frame_timeout
+        self.clock = clock
+        self.buffered_bytes = 0
         self.connections = set()
+
+    @classmethod
+    def from_conf(cls, processor, conf, clock=None):
+        """The factory with the limits ``conf`` sets (Storm's and pynimbus's keys)."""
+        return cls(processor,
+                   max_frame_size=int(conf.get("nimbus.thrift.max_buffer_size")
+                                      or DEFAULT_MAX_BUFFER_SIZE),
+                   max_buffered_bytes=int(conf.get("pynimbus.thrift.max_buffered_bytes")
+                                          or DEFAULT_MAX_BUFFERED_BYTES),
+                   partial_frame_timeout=float(
+                       conf.get("pynimbus.thrift.partial_frame.timeout.secs")
+                       or DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS),
+                   clock=clock)
+
+    def reserve(self, length):
+        """Reserve ``length`` bytes for a frame about to be received; False when they do not
+        fit in ``max_buffered_bytes``."""
+        if self.buffered_bytes + length > self.max_buffered_bytes:
+            return False
+        self.buffered_bytes += length
+        return True
+
+    def release(self, length):
+        self.buffered_bytes -= length
 
     def connection_opened(self, proto):
         self.connections.add(proto)

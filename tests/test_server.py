@@ -12,7 +12,7 @@ import pytest
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.transport.TTransport import TMemoryBuffer
-from twisted.internet import defer
+from twisted.internet import defer, task
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 
@@ -22,6 +22,8 @@ from pynimbus.handlers import NimbusHandler, declared_exceptions
 from pynimbus.server import ThriftServerFactory
 
 FRAME_LIMIT = 4096
+BUFFERED_LIMIT = 3000
+PARTIAL_FRAME_TIMEOUT = 30.0
 CONF_JSON = '{"nimbus.thrift.port": 6627}'
 
 
@@ -126,9 +128,29 @@ def stub():
     return StubConcern()
 
 
+def padded_call(length, seqid=3):
+    """An isTopologyNameAllowed("good") payload of exactly ``length`` bytes: the args struct
+    carries an unknown string field as filler, which the server skips."""
+    payload = call_payload("isTopologyNameAllowed", seqid, name="good")
+    head, stop = payload[:-1], payload[-1:]
+    filler_overhead = 1 + 2 + 4
+    filler = b"f" * (length - len(payload) - filler_overhead)
+    padded = (head + bytes([TType.STRING, 0x00, 0x63]) + struct.pack("!i", len(filler))
+              + filler + stop)
+    assert len(padded) == length
+    return padded
+
+
 @pytest.fixture
-def factory(stub):
-    return ThriftServerFactory(Nimbus.Processor(NimbusHandler(stub)), max_frame_size=FRAME_LIMIT)
+def clock():
+    return task.Clock()
+
+
+@pytest.fixture
+def factory(stub, clock):
+    return ThriftServerFactory(Nimbus.Processor(NimbusHandler(stub)), max_frame_size=FRAME_LIMIT,
+                               max_buffered_bytes=10 * FRAME_LIMIT,
+                               partial_frame_timeout=PARTIAL_FRAME_TIMEOUT, clock=clock)
 
 
 @pytest.fixture
@@ -244,14 +266,7 @@ def test_negative_frame_length_closes_connection(conn):
 
 def test_frame_at_the_limit_is_served(conn):
     """A frame exactly nimbus.thrift.max_buffer_size long is accepted and answered."""
-    payload = call_payload("isTopologyNameAllowed", 3, name="good")
-    # Pad the args struct with an unknown string field so the frame is exactly the limit.
-    head, stop = payload[:-1], payload[-1:]
-    filler_overhead = 1 + 2 + 4
-    filler = b"f" * (FRAME_LIMIT - len(payload) - filler_overhead)
-    padded = head + bytes([TType.STRING, 0x00, 0x63]) + struct.pack("!i", len(filler)) + filler + stop
-    assert len(padded) == FRAME_LIMIT
-    conn.send(frame(padded))
+    conn.send(frame(padded_call(FRAME_LIMIT)))
     [reply] = conn.replies()
     assert reply.body.success is True and not conn.closed
 
@@ -360,3 +375,81 @@ def test_unencodable_handler_result_gives_internal_error(factory):
     assert reply.mtype == TMessageType.EXCEPTION and reply.seqid == 4
     assert reply.body.type == TApplicationException.INTERNAL_ERROR
     assert reply.body.message == "Internal error processing getNimbusConf"
+
+
+def test_partial_frame_without_more_bytes_for_the_timeout_closes_the_connection(
+        conn, factory, clock, caplog):
+    """A connection that stops sending in the middle of a frame is closed (and logged) once
+    pynimbus.thrift.partial_frame.timeout.secs pass without a byte; each byte restarts the
+    wait, and the frame's reserved bytes are given back."""
+    payload = frame(padded_call(2000))
+    conn.send(payload[:100])
+    clock.advance(PARTIAL_FRAME_TIMEOUT - 1)
+    conn.send(payload[100:200])
+    clock.advance(PARTIAL_FRAME_TIMEOUT - 1)
+    assert not conn.closed and factory.buffered_bytes == 2000
+    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+        clock.advance(1)
+    assert conn.closed and conn.transport.value() == b""
+    assert factory.buffered_bytes == 0
+    assert any("partial_frame.timeout.secs" in r.getMessage() for r in caplog.records)
+
+
+def test_part_of_a_length_prefix_also_times_out(conn, clock):
+    """Three bytes of a length prefix are a partial frame too."""
+    conn.send(b"\x00\x00\x01")
+    clock.advance(PARTIAL_FRAME_TIMEOUT)
+    assert conn.closed
+
+
+def test_connection_idle_between_calls_is_never_timed_out(conn, clock):
+    """A client that holds its connection open between whole calls keeps it (the UI and
+    supervisors do), and no timer is left pending for it."""
+    conn.call("getNimbusConf", seqid=1)
+    assert len(conn.replies()) == 1
+    clock.advance(100 * PARTIAL_FRAME_TIMEOUT)
+    assert not conn.closed and clock.getDelayedCalls() == []
+    conn.call("getNimbusConf", seqid=2)
+    assert conn.replies()[0].seqid == 2
+
+
+def test_frame_that_does_not_fit_the_shared_budget_is_refused(stub, clock, caplog):
+    """While one connection receives a frame, another frame that would take the bytes buffered
+    across connections past pynimbus.thrift.max_buffered_bytes closes its connection (logged);
+    once the first frame is whole its bytes are free again."""
+    factory = ThriftServerFactory(Nimbus.Processor(NimbusHandler(stub)), FRAME_LIMIT,
+                                  max_buffered_bytes=BUFFERED_LIMIT, clock=clock)
+    first = Connection(factory, 40010)
+    big = frame(padded_call(2000))
+    first.send(big[:500])
+    second = Connection(factory, 40011)
+    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+        second.send(frame(padded_call(1001))[:10])
+    assert second.closed and not first.closed
+    assert any("max_buffered_bytes" in r.getMessage() for r in caplog.records)
+    first.send(big[500:])
+    assert first.replies()[0].body.success is True
+    assert factory.buffered_bytes == 0
+    third = Connection(factory, 40012)
+    third.send(frame(padded_call(BUFFERED_LIMIT)))
+    assert third.replies()[0].body.success is True and not third.closed
+
+
+def test_lost_connection_gives_back_its_reserved_bytes(factory, clock):
+    """A client that disconnects in the middle of a frame frees its share of the budget and
+    its timer."""
+    conn = Connection(factory, 40013)
+    conn.send(frame(padded_call(2000))[:100])
+    assert factory.buffered_bytes == 2000
+    conn.proto.connectionLost(None)
+    assert factory.buffered_bytes == 0 and clock.getDelayedCalls() == []
+
+
+def test_factory_takes_its_limits_from_the_configuration(stub, clock):
+    """from_conf reads nimbus.thrift.max_buffer_size and the two pynimbus.thrift limits."""
+    factory = ThriftServerFactory.from_conf(
+        Nimbus.Processor(NimbusHandler(stub)),
+        {"nimbus.thrift.max_buffer_size": 2048, "pynimbus.thrift.max_buffered_bytes": 8192,
+         "pynimbus.thrift.partial_frame.timeout.secs": 5}, clock=clock)
+    assert (factory.max_frame_size, factory.max_buffered_bytes, factory.partial_frame_timeout,
+            factory.clock) == (2048, 8192, 5.0, clock)
