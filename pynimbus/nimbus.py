@@ -18,6 +18,7 @@ from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.local import LocalFsBlobStore
 from pynimbus.cluster import LeaderLatch, make_cluster_state
+from pynimbus.cluster.backend import ClusterStateError, ConnectionLostError
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import NimbusSummary
 from pynimbus.handlers import NimbusHandler
@@ -68,6 +69,8 @@ class NimbusDaemon:
         # (this nimbus leads, the leader's latch id): polled in a thread, read on the reactor,
         # as Curator's LeaderLatch keeps hasLeadership in memory
         self._leadership = (False, None)
+        # why leadership is unknown: the store's error while it cannot be reached, else None
+        self._store_unreachable = None
         self.port = None
         self.factory = None
         self.started_at = None
@@ -115,10 +118,19 @@ class NimbusDaemon:
         return self._leadership[0]
 
     def _poll_leadership(self):
-        """Blocking: ask the latch whether we lead and who does (run in a thread)."""
+        """Blocking: ask the latch whether we lead and who does (run in a thread).
+
+        While the store cannot be reached nobody is known to lead, as Curator's latch gives up
+        leadership on a suspended connection; it is asked again at the next poll."""
         if self.latch is None:
             return (False, None)
-        return (self.latch.is_leader(), self.latch.leader())
+        try:
+            leadership = (self.latch.is_leader(), self.latch.leader())
+        except ConnectionLostError as e:
+            self._store_unreachable = str(e)
+            return (False, None)
+        self._store_unreachable = None
+        return leadership
 
     @defer.inlineCallbacks
     def refresh_leadership(self):
@@ -130,7 +142,10 @@ class NimbusDaemon:
         :raises TApplicationException: INTERNAL_ERROR "not a leader, current leader is ...".
         """
         if not self.is_leader():
-            raise as_application_error("not a leader, current leader is %s" % self.leader())
+            message = "not a leader, current leader is %s" % self.leader()
+            if self._store_unreachable:
+                message += " (%s)" % self._store_unreachable
+            raise as_application_error(message)
 
     def mk_assignments(self, scratch_topology_id=None):
         return self.monitor.mk_assignments(scratch_topology_id=scratch_topology_id)
@@ -290,13 +305,25 @@ class NimbusDaemon:
             if concern is not None:
                 concern.close()
         if self.latch is not None:
-            self.latch.close()
+            try:
+                self.latch.close()
+            except ClusterStateError as e:
+                # the node goes with the session, which closing the state ends
+                log.warning("Could not leave the leader queue: %s", e)
             self._leadership = (False, None)
         self.state.close()
 
 
 def _logged(work):
-    """Run a timer's work; log its failure instead of stopping the timer."""
+    """Run a timer's work; log its failure instead of stopping the timer (one line when the
+    store is unreachable: the backend is reconnecting, and the next tick tries again)."""
     d = defer.maybeDeferred(work)
-    d.addErrback(lambda f: log.error("timer task failed: %s", f.getTraceback()))
+    d.addErrback(_log_timer_failure)
     return d
+
+
+def _log_timer_failure(failure):
+    if failure.check(ConnectionLostError):
+        log.warning("timer task skipped: %s", failure.getErrorMessage())
+    else:
+        log.error("timer task failed: %s", failure.getTraceback())

@@ -116,24 +116,42 @@ class ZooKeeperServer:
             raise RuntimeError(reason)
         for attempt in range(3):
             self.port = free_port(self.host)
-            config = self._write_config()
-            log = open(self.log_path, "ab")
-            self.process = subprocess.Popen(
-                ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                 "-Dzookeeper.admin.enableServer=false", "-cp", self._classpath(), MAIN_CLASS,
-                 config],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-            log.close()
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    break  # exited: maybe the port was taken meanwhile; try another
-                if self._serving():
-                    return self
-                time.sleep(0.05)
-            self._kill()
+            if self._launch(self._write_config(), timeout):
+                return self
         raise RuntimeError("ZooKeeper did not start; end of %s:\n%s"
                            % (self.log_path, self.log_tail()))
+
+    def _launch(self, config, timeout):
+        """Run the server on ``config``; True once it serves, False (killed) if it did not."""
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+             "-Dzookeeper.admin.enableServer=false", "-cp", self._classpath(), MAIN_CLASS,
+             config],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break  # exited: maybe the port was taken meanwhile
+            if self._serving():
+                return True
+            time.sleep(0.05)
+        self._kill()
+        return False
+
+    def pause(self):
+        """An outage: stop the server process, keeping its port, data and sessions."""
+        self._kill()
+
+    def resume(self, timeout=60.0):
+        """End an outage: run the server again on the same port and data.
+
+        :raises RuntimeError: when it does not serve again (e.g. the port was taken).
+        """
+        if not self._launch(os.path.join(self.workdir, "zoo.cfg"), timeout):
+            raise RuntimeError("ZooKeeper did not come back on port %d; end of %s:\n%s"
+                               % (self.port, self.log_path, self.log_tail()))
 
     def log_tail(self, lines=30):
         try:

@@ -107,10 +107,16 @@ class LeaderLatch:
         return None
 
     def _on_connection_state(self, state):
-        if state == self.backend.CONNECTED:
-            with self._lock:
-                if self.state == STARTED:
-                    self._ensure_node(self._children())
+        """Reconnected (maybe with a new session, which lost our node): queue again."""
+        if state != self.backend.CONNECTED:
+            return
+        with self._lock:
+            if self.state != STARTED:
+                return
+            try:
+                self._ensure_node(self._children())
+            except ClusterStateError as e:  # gone again: the next check or reconnection retries
+                log.warning("Cannot queue %s for leadership: %s", self.participant_id, e)
 
     def _children(self):
         try:

@@ -9,10 +9,17 @@ come from ``storm.zookeeper.session.timeout`` and ``storm.zookeeper.connection.t
 failed operations are retried with the bounded exponential back-off of
 ``storm.zookeeper.retry.interval``, ``.intervalceiling.millis`` and ``.times``.
 
+Losing ZooKeeper is never final, as with Curator over ZooKeeper's own client (``ClientCnxn``):
+after a disconnection the client tries the servers again forever, up to a second apart, and
+after a session expiry it opens a new session; the connection listeners hear SUSPENDED or LOST,
+then CONNECTED, and re-create what the old session owned (nimbus registration, leader latch).
+
 Deliberate differences: one connection serves reads and writes (Storm's Nimbus opens a second
 one for reads); no ZooKeeper authentication or ACLs (Storm's default: world-readable,
 world-writable nodes); sequential creates are not retried after a connection loss, since a
-retry could create a second node.
+retry could create a second node.  While the connection is down an operation fails at once
+with :class:`ConnectionLostError` (Curator would block up to the connection timeout first), so
+that a Thrift call during an outage gets a prompt answer saying ZooKeeper is unreachable.
 """
 
 import threading
@@ -44,13 +51,26 @@ def connect_string(conf, with_root=True):
     return hosts + (normalize_root(conf.get("storm.zookeeper.root")) if with_root else "")
 
 
-def _retry_policy(conf):
-    """Storm's ``StormBoundedExponentialBackoffRetry`` expressed as a kazoo retry."""
+# ZooKeeper's client sleeps up to a second between two connection attempts, for ever.
+RECONNECT_FIRST_DELAY_SECS = 0.1
+RECONNECT_MAX_DELAY_SECS = 1.0
+
+
+def _retry_policy(conf, interrupt):
+    """Storm's ``StormBoundedExponentialBackoffRetry`` expressed as a kazoo retry of one
+    operation; ``interrupt()`` true (the connection is down) ends it at once."""
     return KazooRetry(max_tries=int(conf.get("storm.zookeeper.retry.times", 5)),
                       delay=int(conf.get("storm.zookeeper.retry.interval", 1000)) / 1000.0,
                       backoff=2,
                       max_delay=int(conf.get("storm.zookeeper.retry.intervalceiling.millis",
-                                             30000)) / 1000.0)
+                                             30000)) / 1000.0,
+                      interrupt=interrupt)
+
+
+def _reconnect_policy(stopping):
+    """Connection attempts: for ever, at most a second apart, until ``stopping()``."""
+    return KazooRetry(max_tries=-1, delay=RECONNECT_FIRST_DELAY_SECS, backoff=2,
+                      max_delay=RECONNECT_MAX_DELAY_SECS, interrupt=stopping)
 
 
 def _translate(e, path):
@@ -82,6 +102,7 @@ class ZooKeeperBackend(Backend):
             conf.get("storm.zookeeper.connection.timeout", 15000)) / 1000.0
         self._listeners = []
         self._closed = False
+        self._stopping = threading.Event()  # interrupts the reconnection loop on close
         if self.root:
             self._create_root(conf)
         self._client = self._start_client(self.hosts)
@@ -97,8 +118,9 @@ class ZooKeeperBackend(Backend):
 
     def _start_client(self, hosts):
         client = KazooClient(hosts=hosts, timeout=self._session_timeout,
-                             command_retry=_retry_policy(self.conf),
-                             connection_retry=_retry_policy(self.conf))
+                             command_retry=_retry_policy(self.conf,
+                                                         lambda: not client.connected),
+                             connection_retry=_reconnect_policy(self._stopping.is_set))
         try:
             client.start(timeout=self._connection_timeout)
         except KazooTimeoutError:
@@ -135,9 +157,22 @@ class ZooKeeperBackend(Backend):
     def add_connection_listener(self, listener):
         self._listeners.append(listener)
 
-    def _call(self, path, func, *args, retry=True, **kwargs):
+    @property
+    def connected(self):
+        """Whether the session is connected right now (no I/O)."""
+        return not self._closed and self._client.connected
+
+    def _check_connected(self, path):
+        """Fail at once while the connection is down, instead of queueing until it is back."""
         if self._closed:
             raise BackendClosedError("the ZooKeeper session is closed")
+        if not self._client.connected:
+            raise ConnectionLostError(
+                "ZooKeeper at %s is unreachable (reconnecting); cannot access %s"
+                % (self.hosts, path))
+
+    def _call(self, path, func, *args, retry=True, **kwargs):
+        self._check_connected(path)
         try:
             if retry:
                 return self._client.retry(func, *args, **kwargs)
@@ -172,8 +207,7 @@ class ZooKeeperBackend(Backend):
         paths = list(paths)
         for path in paths:
             validate_path(path)
-        if self._closed:
-            raise BackendClosedError("the ZooKeeper session is closed")
+        self._check_connected(paths[0] if paths else "/")
         pending = [self._client.get_async(path) for path in paths]
         found = []
         for path, request in zip(paths, pending):
@@ -226,6 +260,7 @@ class ZooKeeperBackend(Backend):
         if self._closed:
             return
         self._closed = True
+        self._stopping.set()
         try:
             self._client.stop()
         finally:

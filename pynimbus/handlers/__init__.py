@@ -15,6 +15,8 @@ from thrift.Thrift import TApplicationException
 from twisted.internet import defer
 from zope.interface import implementer
 
+from pynimbus.cluster.backend import ConnectionLostError
+from pynimbus.errors import as_application_error
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm import ttypes
 
@@ -69,6 +71,10 @@ def _guarded(method, implementation):
 def _map_failure(failure, method, declared):
     if failure.check(*declared):
         return failure
+    if failure.check(ConnectionLostError):
+        # An outage, not a bug: the client learns why, the log gets one line.
+        log.warning("%s failed: %s", method, failure.getErrorMessage())
+        raise as_application_error(failure.getErrorMessage())
     log.error("Internal error processing %s: %s", method, failure.getTraceback())
     raise TApplicationException(TApplicationException.INTERNAL_ERROR,
                                 "Internal error processing %s" % method)
