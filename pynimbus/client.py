@@ -1,0 +1,94 @@
+"""A synchronous client of ``service Nimbus``, for scripts and the Python shell.
+
+The code in :mod:`pynimbus.generated.storm` is generated for Twisted (its ``Nimbus.Client``
+wants a Twisted protocol), so a script that only wants an answer uses this instead: one
+blocking socket speaking Storm's wire (framed transport, binary protocol), and every method of
+the union IDL as a method of the same name taking the IDL's arguments, positional or by name::
+
+    from pynimbus.client import NimbusClient
+    from pynimbus.generated.storm.ttypes import KillOptions
+
+    with NimbusClient("localhost", 6627) as nimbus:
+        for topology in nimbus.getClusterInfo().topologies:
+            print(topology.name, topology.status)
+        nimbus.killTopologyWithOpts("wordcount", KillOptions(wait_secs=0))
+
+It talks to pynimbus and to Storm's own Nimbus alike.  A declared exception
+(``NotAliveException``, ``AuthorizationException``, ...) is raised as itself, an undeclared
+failure as the ``TApplicationException`` the server sent, a broken connection as
+``TTransportException``.
+"""
+
+import functools
+
+from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
+from thrift.Thrift import TApplicationException, TMessageType
+from thrift.transport import TSocket, TTransport
+
+from pynimbus.generated.storm import Nimbus
+
+NIMBUS_METHODS = frozenset(Nimbus.Iface.names())
+
+
+class NimbusClient:
+    """A connection to a Nimbus at ``host:port``; ``timeout`` (seconds) bounds each socket
+    operation.  Connects on creation; :meth:`close` (or ``with``) disconnects."""
+
+    def __init__(self, host="localhost", port=6627, timeout=60.0):
+        socket = TSocket.TSocket(host, port)
+        socket.setTimeout(None if timeout is None else timeout * 1000.0)
+        self._transport = TTransport.TFramedTransport(socket)
+        self._protocol = TBinaryProtocolAccelerated(self._transport)
+        self._seqid = 0
+        self._transport.open()
+
+    def close(self):
+        self._transport.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __getattr__(self, name):
+        if name in NIMBUS_METHODS:
+            return functools.partial(self.call, name)
+        raise AttributeError("%r is not a method of service Nimbus" % name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | NIMBUS_METHODS)
+
+    def call(self, method, *args, **kwargs):
+        """Call ``method`` with the IDL's arguments; return its result (None for void).
+
+        :raises AttributeError: ``method`` is not in ``service Nimbus``.
+        :raises TypeError: an argument the method does not take.
+        """
+        if method not in NIMBUS_METHODS:
+            raise AttributeError("%r is not a method of service Nimbus" % method)
+        arguments = getattr(Nimbus, method + "_args")(*args, **kwargs)
+        self._seqid += 1
+        self._protocol.writeMessageBegin(method, TMessageType.CALL, self._seqid)
+        arguments.write(self._protocol)
+        self._protocol.writeMessageEnd()
+        self._transport.flush()
+        return self._read_reply(method)
+
+    def _read_reply(self, method):
+        _name, message_type, seqid = self._protocol.readMessageBegin()
+        if message_type == TMessageType.EXCEPTION:
+            error = TApplicationException()
+            error.read(self._protocol)
+            self._protocol.readMessageEnd()
+            raise error
+        result = getattr(Nimbus, method + "_result")()
+        result.read(self._protocol)
+        self._protocol.readMessageEnd()
+        if seqid != self._seqid:
+            raise TApplicationException(TApplicationException.BAD_SEQUENCE_ID,
+                                        "%s: reply %d to call %d" % (method, seqid, self._seqid))
+        for field in result.thrift_spec[1:]:
+            if field is not None and getattr(result, field[2]) is not None:
+                raise getattr(result, field[2])
+        return getattr(result, "success", None)
