@@ -27,6 +27,9 @@ PYNIMBUS_DEFAULTS = {
     "pynimbus.thrift.bind.address": "0.0.0.0",
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
+    # Most tasks one topology may have (acker, event logger and metrics tasks included); a
+    # submit past it is InvalidTopologyException.  Storm has no cap.  None: no cap.
+    "pynimbus.topology.max.tasks": 100000,
     # Most bytes one jar upload (beginFileUpload) or blob upload (beginCreateBlob/UpdateBlob)
     # may hold; a chunk past it abandons the upload.  Storm has no limit.
     "pynimbus.upload.max.bytes": 1 << 30,

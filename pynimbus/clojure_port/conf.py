@@ -784,6 +784,40 @@ def validate_topology_conf(topology_conf, compat="1.x"):
                 raise InvalidTopologyException(msg=str(e))
 
 
+# The keys of a component's own conf that size the topology (component_parallelism reads them).
+COMPONENT_COUNT_KEYS = (TOPOLOGY_TASKS, TOPOLOGY_MAX_TASK_PARALLELISM)
+
+
+def validate_component_counts(component_id, component_conf, compat="1.x"):
+    """Storm's validators of ``topology.tasks`` and ``topology.max.task.parallelism``
+    (``@isInteger`` and ``@isPositiveNumber``, as :func:`validate_topology_conf` applies them
+    to the topology conf) applied to one component's own conf.
+
+    2.x reads these counts with ``ObjectReader.getInt``, so a numeric string is read as its
+    number first and a count getInt refuses (a double) is refused here.
+
+    :raises InvalidTopologyException: the message names the component, then Storm's
+        (``Component words: Field TOPOLOGY_TASKS must be an Integer within type range.``).
+    Deliberate difference: Storm validates only the topology conf.  1.2.4 accepts a component
+    count past the int range and then builds a task list that long (the daemon runs out of
+    memory); 2.8.8 fails in ``ObjectReader.getInt`` (INTERNAL_ERROR).
+    """
+    schema = _SCHEMA_2X if compat == "2.x" else _SCHEMA_1X
+    for key, constant, validators in schema:
+        value = component_conf.get(key) if key in COMPONENT_COUNT_KEYS else None
+        if value is None:
+            continue
+        try:
+            if compat == "2.x" and isinstance(value, str):
+                value = get_int(value)
+            for validator in validators:
+                validator(constant, value, compat)
+            if compat == "2.x":
+                get_int(value)
+        except (_Invalid, ValueError) as e:
+            raise InvalidTopologyException(msg="Component %s: %s" % (component_id, e))
+
+
 # -- normalize-conf -------------------------------------------------------------------------
 
 def _component_ids_1x(topology):

@@ -14,7 +14,8 @@ HashMap of the parsed conf plus ``topology.tasks``).  See :mod:`pynimbus.clojure
 import copy
 
 from pynimbus.clojure_port.conf import (
-    TOPOLOGY_MAX_TASK_PARALLELISM, TOPOLOGY_TASKS, compat_of, get_int, parse_component_json)
+    TOPOLOGY_MAX_TASK_PARALLELISM, TOPOLOGY_TASKS, compat_of, get_int, parse_component_json,
+    validate_component_counts)
 from pynimbus.clojure_port.system_topology import (
     all_components, json_conf_with)
 
@@ -66,4 +67,17 @@ def normalize_topology(total_conf, topology, compat=None):
     return ret
 
 
-__all__ = ["component_parallelism", "normalize_topology"]
+def validate_component_confs(topology, compat="1.x"):
+    """Storm's validators of the counts :func:`component_parallelism` reads from a component's
+    own conf, on every component the topology normalizes
+    (:func:`~pynimbus.clojure_port.conf.validate_component_counts`; Storm validates only the
+    topology conf, so this is a deliberate difference).
+
+    :raises InvalidTopologyException: naming the first component whose count fails.
+    """
+    for component_id, component in all_components(topology).items():
+        validate_component_counts(
+            component_id, parse_component_json(component.common.json_conf) or {}, compat)
+
+
+__all__ = ["component_parallelism", "normalize_topology", "validate_component_confs"]

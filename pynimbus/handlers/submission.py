@@ -17,7 +17,7 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
 from pynimbus.clojure_port import conf as port_conf
-from pynimbus.clojure_port import normalize, stats, system_topology
+from pynimbus.clojure_port import normalize, stats, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.clojure_port.storm_id import make_storm_id
 from pynimbus.errors import as_application_error
@@ -178,9 +178,13 @@ class SubmissionHandler:
         total_conf.update(storm_conf)
         if compat == "2.x":
             total_conf.pop("storm.local.hostname", None)
+        # after submitted_count: where Storm fails on these counts (2.x normalizeTopology) it
+        # has counted the submission
+        normalize.validate_component_confs(topology, compat)
         user_topology = normalize.normalize_topology(total_conf, topology, compat)
-        system_topology.system_topology(total_conf, user_topology, compat)  # validates
+        system = system_topology.system_topology(total_conf, user_topology, compat)  # validates
         system_topology.validate_topology_size(topology_conf, nimbus_conf, user_topology, compat)
+        tasks.validate_num_tasks(system, nimbus_conf)  # before anything grows with the count
         creds = options.creds.creds if options.creds is not None else None
         return _Prepared(name=name, storm_id=storm_id, jar_path=jar_path,
                          total_conf=total_conf, topology=user_topology,
