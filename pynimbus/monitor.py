@@ -12,6 +12,7 @@ leadership gain (``HeartbeatsRecovery``) and hands what changed to the superviso
 
 import logging
 
+from thrift.Thrift import TException
 from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
@@ -378,7 +379,13 @@ class Monitor:
         finally:
             lock.release()
         for storm_id in ids:
-            yield self.run_blocking(self._cleanup, storm_id)
+            try:
+                yield self.run_blocking(self._cleanup, storm_id)
+            except Exception:
+                # one topology's failure must not keep the others' leftovers; what is left of
+                # it makes it a candidate again next round
+                log.exception("Cleanup of %s failed; it is retried next round", storm_id)
+                continue
             yield self.forget_topology(storm_id)
         return ids
 
@@ -409,10 +416,20 @@ class Monitor:
         except NotAliveException:
             pass
         for key in dependency_jars + topology_keys(storm_id):
-            try:
-                state.remove_blobstore_key(key)
-                state.remove_key_version(key)
-            except (KeyNotFoundException, ValueError):
-                pass
-        delete_blobs(blob_store, dependency_jars + topology_keys(storm_id))
+            self._blob_rm_key(key)
         self.details.forget(storm_id)
+
+    def _blob_rm_key(self, key):
+        """Port of ``blob-rm-key``: remove a blob and its ``/blobstore`` records; a key that
+        cannot be removed (one that is no valid blob key included) is logged, as Storm does,
+        and the next key still goes."""
+        state = self.nimbus.state
+        try:
+            state.remove_blobstore_key(key)
+            state.remove_key_version(key)
+        except (KeyNotFoundException, ValueError):
+            pass
+        try:
+            delete_blobs(self.nimbus.blob_store, [key])
+        except TException as e:
+            log.warning("Could not remove blob %r: %s", key, e)

@@ -4,8 +4,10 @@ import pytest
 
 from pynimbus.blobstore.keys import (
     get_id_from_blob_key, is_storage_name, is_valid_key, master_stormcode_key,
-    master_stormconf_key, master_stormjar_key, storage_name, validate_key)
-from pynimbus.generated.storm.ttypes import AuthorizationException
+    master_stormconf_key, master_stormjar_key, storage_name, validate_dependency_keys,
+    validate_key)
+from pynimbus.generated.storm.ttypes import (
+    AuthorizationException, InvalidTopologyException, StormTopology)
 
 GOOD_KEYS = [
     "a",
@@ -84,3 +86,16 @@ def test_topology_keys_round_trip_to_their_id():
         assert get_id_from_blob_key(key) == storm_id
     assert get_id_from_blob_key("dep-lib.jar") is None
     assert get_id_from_blob_key(None) is None
+
+
+@pytest.mark.parametrize("field", ["dependency_jars", "dependency_artifacts"])
+def test_dependency_keys_must_be_valid_blob_keys(field):
+    """A topology naming a dependency key no blob can have is an InvalidTopologyException
+    that names the field and the key; valid keys pass."""
+    topology = StormTopology(spouts={}, bolts={}, state_spouts={})
+    setattr(topology, field, ["dep-1.jar", "group:artifact:1.0"])
+    validate_dependency_keys(topology)
+    setattr(topology, field, ["dep-1.jar", "../../etc/passwd"])
+    with pytest.raises(InvalidTopologyException) as refused:
+        validate_dependency_keys(topology)
+    assert field in refused.value.msg and "'../../etc/passwd'" in refused.value.msg

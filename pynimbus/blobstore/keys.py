@@ -18,7 +18,7 @@ import hashlib
 import re
 import unicodedata
 
-from pynimbus.generated.storm.ttypes import AuthorizationException
+from pynimbus.generated.storm.ttypes import AuthorizationException, InvalidTopologyException
 
 # The characters Java's \w matches under UNICODE_CHARACTER_CLASS, by general category:
 # letters and letter numbers (Alphabetic), combining marks, decimal digits and connector
@@ -62,6 +62,24 @@ def validate_key(key):
     """
     if not is_valid_key(key):
         raise AuthorizationException(msg="Blob key %r is not valid: %s" % (key, KEY_RULE))
+
+
+def validate_dependency_keys(topology):
+    """The blob keys a ``StormTopology`` names in ``dependency_jars`` and
+    ``dependency_artifacts`` must be valid blob keys (:func:`is_valid_key`).
+
+    Deliberate difference: Storm checks these keys only when a supervisor fetches them or
+    cleanup deletes them (1.2.4 ``blob-rm-dependency-jars-in-topology`` logs the failure);
+    pynimbus refuses them at submit, so no stored topology names a key no blob can have.
+
+    :raises InvalidTopologyException: naming the first invalid key, its field and the rule.
+    """
+    for field in ("dependency_jars", "dependency_artifacts"):
+        for key in getattr(topology, field, None) or ():
+            if not is_valid_key(key):
+                raise InvalidTopologyException(
+                    msg="%s names %r, which is not a valid blob key: %s"
+                        % (field, key, KEY_RULE))
 
 
 def storage_name(key):

@@ -16,6 +16,7 @@ from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
+from pynimbus.blobstore.keys import validate_dependency_keys
 from pynimbus.clojure_port import conf as port_conf
 from pynimbus.clojure_port import normalize, stats, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
@@ -156,6 +157,7 @@ class SubmissionHandler:
         self._check_not_active(name)
         if topology is None:
             raise InvalidTopologyException(msg="No topology was given")
+        validate_dependency_keys(topology)
         topology_conf = port_conf.parse_json_conf(json_conf, compat)
         port_conf.validate_topology_conf(topology_conf, compat)
         if compat == "2.x":
