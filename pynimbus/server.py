@@ -8,11 +8,11 @@ Wire behaviour follows Storm's ``SimpleTransportPlugin`` (a THsHaServer over
   closed, while every other connection goes on being served;
 * as libthrift's ``maxReadBufferBytes`` (which Storm sets to ``nimbus.thrift.max_buffer_size``),
   the bytes of frames being received are capped across all connections, here by
-  ``pynimbus.thrift.max_buffered_bytes``.  Deliberate differences: a frame that does not fit is
-  refused and its connection closed (libthrift stops reading it until others finish, so one
-  stalled client stalls every reader), and a connection that stops sending in the middle of a
-  frame is closed after ``pynimbus.thrift.partial_frame.timeout.secs`` (libthrift waits for
-  ever);
+  ``pynimbus.thrift.max_buffered_bytes``.  Deliberate differences: to fit a frame, the
+  connections whose partial frames went longest without a byte are closed (libthrift stops
+  reading the new frame until others finish, so stalled clients stall every reader), and a
+  connection that stops sending in the middle of a frame is closed after
+  ``pynimbus.thrift.partial_frame.timeout.secs`` (libthrift waits for ever);
 * an unknown method gets ``TApplicationException`` UNKNOWN_METHOD "Invalid method name: 'x'",
   arguments that do not decode get PROTOCOL_ERROR, a handler failure that its method does not
   declare gets INTERNAL_ERROR "Internal error processing <method>" (the cause is logged);
@@ -22,6 +22,7 @@ The factory holds shared state (the processor, the limits, the bytes buffered ac
 connections); a protocol sees one connection's bytes.  Handlers may return Deferreds, so a slow call never blocks other clients.
 """
 
+import collections
 import logging
 import struct
 
@@ -48,7 +49,8 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
     growing buffer (that class copies everything buffered on each read) and with the frame's
     declared length reserved from the factory's budget before its bytes are buffered.  While
     part of a frame is buffered, the connection is closed after
-    ``factory.partial_frame_timeout`` seconds without more bytes.
+    ``factory.partial_frame_timeout`` seconds without more bytes, or earlier if the factory
+    needs its bytes for another frame and it is the one that sent nothing for longest.
     """
 
     MAX_LENGTH = DEFAULT_MAX_BUFFER_SIZE
@@ -79,6 +81,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
                 del self._buffer[:_FRAME_PREFIX.size]
                 self._frame_length = length
             if len(self._buffer) < self._frame_length:
+                self.factory.progressed(self)
                 break
             with memoryview(self._buffer) as view:
                 frame = bytes(view[:self._frame_length])
@@ -96,18 +99,24 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
         if length > self.MAX_LENGTH:
             self.lengthLimitExceeded(length)
             return False
-        if not self.factory.reserve(length):
-            self._close("a frame of %d bytes does not fit in pynimbus.thrift.max_buffered_bytes "
-                        "(%d bytes buffered for partial frames of all connections, at most %d)"
-                        % (length, self.factory.buffered_bytes,
-                           self.factory.max_buffered_bytes))
+        if not self.factory.reserve(self, length):
+            self._close("a frame of %d bytes is more than pynimbus.thrift.max_buffered_bytes "
+                        "(%d) allows for all connections" % (length,
+                                                             self.factory.max_buffered_bytes))
             return False
         return True
 
     def _release_frame(self):
         if self._frame_length is not None:
-            self.factory.release(self._frame_length)
+            self.factory.release(self)
             self._frame_length = None
+
+    def evict(self, length):
+        """Give up this connection's partial frame so another of ``length`` bytes fits."""
+        self._close("its partial frame (%d of %d bytes) was the longest without progress when "
+                    "a frame of %d bytes needed room under pynimbus.thrift.max_buffered_bytes "
+                    "(%d)" % (len(self._buffer), self._frame_length, length,
+                              self.factory.max_buffered_bytes))
 
     def lengthLimitExceeded(self, length):
         self._close("frame of %d bytes exceeds nimbus.thrift.max_buffer_size (%d)"
@@ -233,8 +242,9 @@ class ThriftServerFactory(protocol.ServerFactory):
 
     :param max_frame_size: the longest frame (``nimbus.thrift.max_buffer_size``).
     :param max_buffered_bytes: the most bytes of frames being received, summed over all
-        connections (``pynimbus.thrift.max_buffered_bytes``); a frame that does not fit is
-        refused and its connection closed.
+        connections (``pynimbus.thrift.max_buffered_bytes``).  To fit a new frame, the
+        connections whose partial frames went longest without a byte are closed; a frame
+        longer than the whole budget is refused and its own connection closed.
     :param partial_frame_timeout: seconds a connection may hold part of a frame without
         sending more (``pynimbus.thrift.partial_frame.timeout.secs``).
     :param clock: schedules the timeouts (default: the global reactor).
@@ -254,6 +264,8 @@ class ThriftServerFactory(protocol.ServerFactory):
         self.partial_frame_timeout = partial_frame_timeout
         self.clock = clock
         self.buffered_bytes = 0
+        # connection -> its frame's reserved length, the longest without progress first
+        self._receiving = collections.OrderedDict()
         self.connections = set()
 
     @classmethod
@@ -269,16 +281,25 @@ class ThriftServerFactory(protocol.ServerFactory):
                        or DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS),
                    clock=clock)
 
-    def reserve(self, length):
-        """Reserve ``length`` bytes for a frame about to be received; False when they do not
-        fit in ``max_buffered_bytes``."""
-        if self.buffered_bytes + length > self.max_buffered_bytes:
+    def reserve(self, proto, length):
+        """Reserve ``length`` bytes for the frame ``proto`` is about to receive, closing the
+        connections whose partial frames went longest without a byte until it fits; False
+        when it is longer than ``max_buffered_bytes``."""
+        if length > self.max_buffered_bytes:
             return False
+        while self.buffered_bytes + length > self.max_buffered_bytes:
+            stalest = next(iter(self._receiving))
+            stalest.evict(length)  # releases its reservation
+        self._receiving[proto] = length
         self.buffered_bytes += length
         return True
 
-    def release(self, length):
-        self.buffered_bytes -= length
+    def progressed(self, proto):
+        """``proto`` received more of its frame: it is now the last to be evicted."""
+        self._receiving.move_to_end(proto)
+
+    def release(self, proto):
+        self.buffered_bytes -= self._receiving.pop(proto)
 
     def connection_opened(self, proto):
         self.connections.add(proto)

@@ -413,26 +413,45 @@ def test_connection_idle_between_calls_is_never_timed_out(conn, clock):
     assert conn.replies()[0].seqid == 2
 
 
-def test_frame_that_does_not_fit_the_shared_budget_is_refused(stub, clock, caplog):
-    """While one connection receives a frame, another frame that would take the bytes buffered
-    across connections past pynimbus.thrift.max_buffered_bytes closes its connection (logged);
-    once the first frame is whole its bytes are free again."""
-    factory = ThriftServerFactory(Nimbus.Processor(NimbusHandler(stub)), FRAME_LIMIT,
-                                  max_buffered_bytes=BUFFERED_LIMIT, clock=clock)
-    first = Connection(factory, 40010)
-    big = frame(padded_call(2000))
-    first.send(big[:500])
-    second = Connection(factory, 40011)
+@pytest.fixture
+def budget_factory(stub, clock):
+    return ThriftServerFactory(Nimbus.Processor(NimbusHandler(stub)), FRAME_LIMIT,
+                               max_buffered_bytes=BUFFERED_LIMIT, clock=clock)
+
+
+def test_frame_that_does_not_fit_the_budget_closes_the_stalest_partial_frame(
+        budget_factory, caplog):
+    """When a frame would take the bytes buffered across connections past
+    pynimbus.thrift.max_buffered_bytes, the connection whose partial frame went longest
+    without a byte is closed (logged) and the new frame is served; a connection that sent
+    more since keeps its frame."""
+    stalest, active = Connection(budget_factory, 40010), Connection(budget_factory, 40011)
+    stalest_frame, active_frame = frame(padded_call(1500)), frame(padded_call(1000, seqid=4))
+    stalest.send(stalest_frame[:500])
+    active.send(active_frame[:100])
+    active.send(active_frame[100:200])
+    newcomer = Connection(budget_factory, 40012)
     with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
-        second.send(frame(padded_call(1001))[:10])
-    assert second.closed and not first.closed
+        newcomer.send(frame(padded_call(1001)))
+    assert stalest.closed and not active.closed and not newcomer.closed
+    assert newcomer.replies()[0].body.success is True
+    assert any("longest without progress" in r.getMessage() for r in caplog.records)
+    active.send(active_frame[200:])
+    assert active.replies()[0].seqid == 4
+    assert budget_factory.buffered_bytes == 0
+
+
+def test_frame_longer_than_the_whole_budget_is_refused(budget_factory, caplog):
+    """A frame within nimbus.thrift.max_buffer_size but longer than
+    pynimbus.thrift.max_buffered_bytes closes its own connection and nobody else's."""
+    other = Connection(budget_factory, 40013)
+    other.send(frame(padded_call(2000))[:100])
+    greedy = Connection(budget_factory, 40014)
+    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+        greedy.send(struct.pack("!I", BUFFERED_LIMIT + 1))
+    assert greedy.closed and not other.closed
     assert any("max_buffered_bytes" in r.getMessage() for r in caplog.records)
-    first.send(big[500:])
-    assert first.replies()[0].body.success is True
-    assert factory.buffered_bytes == 0
-    third = Connection(factory, 40012)
-    third.send(frame(padded_call(BUFFERED_LIMIT)))
-    assert third.replies()[0].body.success is True and not third.closed
+    assert budget_factory.buffered_bytes == 2000
 
 
 def test_lost_connection_gives_back_its_reserved_bytes(factory, clock):

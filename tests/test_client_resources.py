@@ -1,0 +1,210 @@
+"""What one client can make nimbus hold (issue 8, "Nimbus hardening", finding 4), measured on a
+real ``pynimbus dev`` process over loopback.
+
+* 1,000 connections that each send part of a frame and stall: the frames being received are
+  capped across connections (``pynimbus.thrift.max_buffered_bytes``), so nimbus's memory does
+  not grow with them, and every one is closed after
+  ``pynimbus.thrift.partial_frame.timeout.secs``; the descriptors go back to where they were.
+* 2,000 jar uploads and 2,000 blob uploads begun with a chunk each and never finished, on a
+  nimbus limited to 1,024 file descriptors (where each used to hold a file open, so submits
+  failed with "Too many open files"): the descriptors do not grow and nimbus still serves.
+* An upload past ``pynimbus.upload.max.bytes`` is refused with a message naming the setting.
+
+The figures themselves (RSS and open files before and after) are printed by
+``bench/bench_client_resources.py``.
+"""
+
+import resource
+import selectors
+import socket
+import struct
+import time
+
+import pytest
+from thrift.Thrift import TApplicationException
+
+from nimbus_process import LOOPBACK, NimbusProcess, RawClient, RemoteError
+from pynimbus.generated.storm.ttypes import AccessControl, AccessControlType, SettableBlobMeta
+
+STALLED = 1000
+PENDING_UPLOADS = 2000
+FRAME_LIMIT = 1048576            # nimbus.thrift.max_buffer_size, Storm's default
+SENT_PER_STALLED = 256 * 1024    # of each 1 MiB frame: 256 MB in all, were it all kept
+BUFFERED_LIMIT = 16 * 1048576
+PARTIAL_FRAME_TIMEOUT = 3
+UPLOAD_LIMIT = 1048576
+FD_LIMIT = 1024                  # a common default soft limit, where the finding was seen
+IO_TIMEOUT = 10.0
+DEADLINE = 120.0
+
+
+def raise_fd_limit(wanted):
+    """Let this test process open ``wanted`` descriptors (raising its soft limit), or skip."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        if hard != resource.RLIM_INFINITY and hard < wanted:
+            pytest.skip("needs %d file descriptors, the hard limit is %d" % (wanted, hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+class FdLimitedNimbusProcess(NimbusProcess):
+    """A ``pynimbus dev`` process whose soft file-descriptor limit is :data:`FD_LIMIT`."""
+
+    def command(self):
+        cmd = super().command()
+        at = cmd.index("-m")
+        cmd[at:at + 2] = ["-c", "import resource, sys; "
+                                "resource.setrlimit(resource.RLIMIT_NOFILE, (%d, %d)); "
+                                "from pynimbus import cli; sys.exit(cli.main(sys.argv[1:]))"
+                                % (FD_LIMIT, resource.getrlimit(resource.RLIMIT_NOFILE)[1])]
+        return cmd
+
+
+@pytest.fixture
+def nimbus(tmp_path):
+    raise_fd_limit(STALLED + 200)
+    process = FdLimitedNimbusProcess(tmp_path, options=[
+        "pynimbus.thrift.max_buffered_bytes=%d" % BUFFERED_LIMIT,
+        "pynimbus.thrift.partial_frame.timeout.secs=%d" % PARTIAL_FRAME_TIMEOUT,
+        "pynimbus.upload.max.bytes=%d" % UPLOAD_LIMIT])
+    process.start(timeout=30)
+    yield process
+    process.stop(timeout=15)
+
+
+def open_fds(pid):
+    return len(__import__("os").listdir("/proc/%d/fd" % pid))
+
+
+def unread_bytes(port):
+    """Bytes the kernel holds for sockets on local ``port`` that their process has not read
+    (the rx_queue column of /proc/net/tcp)."""
+    total = 0
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port:
+                total += int(fields[4].split(":")[1], 16)
+    return total
+
+
+def await_condition(condition, what, deadline_secs=DEADLINE, interval=0.05):
+    """Poll ``condition`` until true; fail with ``what`` at the deadline."""
+    deadline = time.monotonic() + deadline_secs
+    while not condition():
+        assert time.monotonic() < deadline, "not within %.0f s: %s" % (deadline_secs, what)
+        time.sleep(interval)
+
+
+def assert_served(nimbus):
+    with RawClient(LOOPBACK, nimbus.port, timeout=IO_TIMEOUT) as client:
+        assert client.call("isTopologyNameAllowed", name="still-served") is True
+
+
+def stall(port):
+    """Connect, announce a frame of FRAME_LIMIT bytes, send SENT_PER_STALLED of it, stop."""
+    sock = socket.create_connection((LOOPBACK, port), timeout=IO_TIMEOUT)
+    try:
+        sock.sendall(struct.pack("!I", FRAME_LIMIT) + b"\x80" * SENT_PER_STALLED)
+    except OSError:
+        pass  # refused while sending: the server already closed it
+    return sock
+
+
+def await_all_closed(socks, deadline_secs):
+    """Wait until the server has closed every socket (EOF or reset); return how many."""
+    selector = selectors.DefaultSelector()
+    for sock in socks:
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+    open_count = len(socks)
+    deadline = time.monotonic() + deadline_secs
+    while open_count and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=max(0.0, deadline - time.monotonic())):
+            try:
+                data = key.fileobj.recv(65536)
+            except (ConnectionResetError, BrokenPipeError):
+                data = b""
+            if not data:
+                selector.unregister(key.fileobj)
+                open_count -= 1
+    selector.close()
+    return len(socks) - open_count
+
+
+def test_a_thousand_stalled_partial_frames_are_bounded_and_dropped(nimbus):
+    """1,000 connections each holding 256 KiB of a 1 MiB frame grow nimbus's memory by less
+    than the 256 MB they sent, all are closed once the partial-frame timeout passes, nimbus's
+    descriptors come back to where they were, and a good client is served throughout."""
+    pid = nimbus.process.pid
+    assert_served(nimbus)
+    rss_before, fds_before = nimbus.rss_kib(), open_fds(pid)
+    socks = [stall(nimbus.port) for _ in range(STALLED)]
+    try:
+        await_condition(lambda: unread_bytes(nimbus.port) == 0,
+                        "nimbus read what the stalled clients sent")
+        assert_served(nimbus)
+        grown_mib = (nimbus.rss_kib() - rss_before) / 1024.0
+        assert grown_mib < 128, "RSS grew by %.0f MiB under %d stalled frames" % (
+            grown_mib, STALLED)
+        closed = await_all_closed(socks, PARTIAL_FRAME_TIMEOUT + 60)
+        assert closed == STALLED, "only %d of %d stalled connections were closed" % (
+            closed, STALLED)
+    finally:
+        for sock in socks:
+            sock.close()
+    await_condition(lambda: open_fds(pid) <= fds_before + 2,
+                    "nimbus closed the stalled connections' descriptors")
+    assert_served(nimbus)
+
+
+def blob_meta():
+    return SettableBlobMeta(acl=[AccessControl(type=AccessControlType.OTHER, access=7)])
+
+
+def test_two_thousand_unfinished_uploads_hold_no_open_files(nimbus):
+    """2,000 jar and 2,000 blob uploads left unfinished after one chunk each leave nimbus's
+    open descriptors where they were (it may hold only 1,024), and a whole upload still
+    works after them."""
+    pid = nimbus.process.pid
+    with RawClient(LOOPBACK, nimbus.port, timeout=IO_TIMEOUT) as client:
+        fds_before = open_fds(pid)
+        for i in range(PENDING_UPLOADS):
+            location = client.call("beginFileUpload")
+            client.call("uploadChunk", location=location, chunk=b"j" * 1024)
+            session = client.call("beginCreateBlob", key="pending-%d" % i, meta=blob_meta())
+            client.call("uploadBlobChunk", session=session, chunk=b"b" * 1024)
+        assert open_fds(pid) <= fds_before + 2
+        location = client.call("beginFileUpload")
+        client.call("uploadChunk", location=location, chunk=b"whole jar")
+        client.call("finishFileUpload", location=location)
+    assert_served(nimbus)
+
+
+def assert_refused_past_the_limit(call):
+    with pytest.raises(RemoteError) as info:
+        call()
+    assert info.value.app.type == TApplicationException.INTERNAL_ERROR
+    assert "pynimbus.upload.max.bytes (%d bytes)" % UPLOAD_LIMIT in info.value.app.message
+
+
+def test_uploads_past_the_size_limit_are_refused(nimbus):
+    """A jar or blob upload whose chunks pass pynimbus.upload.max.bytes gets INTERNAL_ERROR
+    naming the setting; the upload is gone and the connection goes on serving."""
+    chunk = b"x" * 307200
+    with RawClient(LOOPBACK, nimbus.port, timeout=IO_TIMEOUT) as client:
+        location = client.call("beginFileUpload")
+        for _ in range(UPLOAD_LIMIT // len(chunk)):
+            client.call("uploadChunk", location=location, chunk=chunk)
+        assert_refused_past_the_limit(
+            lambda: client.call("uploadChunk", location=location, chunk=chunk))
+        with pytest.raises(RemoteError):
+            client.call("finishFileUpload", location=location)
+        session = client.call("beginCreateBlob", key="too-big", meta=blob_meta())
+        for _ in range(UPLOAD_LIMIT // len(chunk)):
+            client.call("uploadBlobChunk", session=session, chunk=chunk)
+        assert_refused_past_the_limit(
+            lambda: client.call("uploadBlobChunk", session=session, chunk=chunk))
+        assert client.call("isRemoteBlobExists", blobKey="too-big") is False
+        assert client.call("isTopologyNameAllowed", name="fine") is True
