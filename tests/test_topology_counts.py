@@ -102,3 +102,14 @@ def test_huge_counts_are_refused_and_scheduling_goes_on(make_capped_cluster):
     assignment = cluster.assignment("normal")
     # words 2, count 1, __acker and __eventlogger one per worker
     assert len(assignment.executor_node_port) == 2 + 1 + 2 + 2
+
+
+def test_a_huge_hint_over_few_tasks_is_held_as_few_executors(make_capped_cluster):
+    """Executors are ranges of tasks: a hint of 10**9 over 2 tasks is 2 executors, accepted
+    and assigned with nothing the size of the hint built."""
+    cluster = make_capped_cluster(supervisors=1, ports_per_supervisor=2)
+    cluster.submit("wide", {}, _words(parallelism=10 ** 9, tasks=2))
+    info = cluster.task_info("wide")
+    executors = cluster.assignment("wide").executor_node_port
+    assert sorted(e for e in executors if e[0] in info["words"]) == [
+        (t, t) for t in sorted(info["words"])]
