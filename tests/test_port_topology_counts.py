@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pynimbus.clojure_port import tasks
-from pynimbus.clojure_port.conf import validate_component_counts
+from pynimbus.clojure_port.conf import validate_component_counts, validate_topology_conf
 from pynimbus.clojure_port.normalize import normalize_topology, validate_component_confs
 from pynimbus.clojure_port.system_topology import system_topology
 from pynimbus.config import default_config
@@ -44,6 +44,21 @@ def total_conf(compat, **topology_conf):
 def system_of(topology, compat, **topology_conf):
     conf = total_conf(compat, **topology_conf)
     return system_topology(conf, normalize_topology(conf, topology, compat), compat)
+
+
+COUNT_CONSTANTS = [("topology.workers", "TOPOLOGY_WORKERS"), ("topology.tasks", "TOPOLOGY_TASKS"),
+                   ("topology.acker.executors", "TOPOLOGY_ACKER_EXECUTORS"),
+                   ("topology.eventlogger.executors", "TOPOLOGY_EVENTLOGGER_EXECUTORS"),
+                   ("topology.max.task.parallelism", "TOPOLOGY_MAX_TASK_PARALLELISM")]
+
+
+@BOTH
+@pytest.mark.parametrize("key, constant", COUNT_CONSTANTS)
+def test_every_topology_count_past_int32_is_refused(compat, key, constant):
+    """Each count of the topology conf is @isInteger in 1.2.4 and 2.8.8: 2**31 is refused."""
+    with pytest.raises(InvalidTopologyException) as e:
+        validate_topology_conf({key: 2 ** 31}, compat)
+    assert e.value.msg == "Field %s %s." % (constant, NOT_INT32)
 
 
 # -- Storm's validators on a component's own counts -----------------------------------------
