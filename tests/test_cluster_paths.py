@@ -84,11 +84,27 @@ def test_names_inside_composite_paths_are_checked(bad):
         paths.blobstore_nimbus_path("key", bad, 1)
 
 
-@pytest.mark.parametrize("component", ["", ".", ".."])
-def test_component_ids_that_encode_to_no_segment_are_refused(component):
-    """A component id that stays empty, '.' or '..' after encoding is refused."""
-    with pytest.raises(ValueError):
-        paths.error_path("t-1", component)
+def test_the_empty_component_errors_are_in_the_topology_errors_root():
+    """Storm drops the empty segment: "" has its errors in /errors/<id>, its last error at
+    /errors/<id>/-last-error."""
+    assert paths.error_path("t-1", "") == "/errors/t-1"
+    assert paths.last_error_path("t-1", "") == "/errors/t-1/-last-error"
+
+
+@pytest.mark.parametrize("component,segment", [(".", "%2E"), ("..", "%2E%2E")])
+def test_dot_components_encode_to_a_segment_no_other_id_has(component, segment):
+    """"." and ".." (which url-encoding keeps) become %2E segments; their last-error nodes
+    are Storm's, which ZooKeeper accepts."""
+    assert paths.error_path("t-1", component) == "/errors/t-1/" + segment
+    assert paths.last_error_path("t-1", component) == "/errors/t-1/%s-last-error" % component
+    assert paths.url_encode("%2E") == "%252E"
+
+
+def test_error_nodes_are_e_and_a_sequence_number():
+    """Only e<digits> children of an error directory are errors."""
+    assert paths.is_error_node("e0000000012")
+    for name in ("-last-error", "spout", "spout-last-error", "e", "e12x", "e\u0661"):
+        assert not paths.is_error_node(name), name
 
 
 @pytest.mark.parametrize("port", ["6700", -1, 6700.0, None, True])

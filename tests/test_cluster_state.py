@@ -347,13 +347,23 @@ def test_bad_names_raise_value_error_and_write_nothing(state, bad, tree_of):
         lambda: state.remove_key_version(bad),
         lambda: state.set_max_sequence_number(bad, 1),
     ]
-    if bad in ("", ".", ".."):  # component ids are URL-encoded: only these stay invalid
-        writes.append(lambda: state.report_error(TOPOLOGY, bad, "h", 1, "e"))
     before = tree_of(state.backend)
     for write in writes:
         with pytest.raises(ValueError):
             write()
     assert tree_of(state.backend) == before
+
+
+def test_errors_of_the_empty_component_stay_apart_from_the_others(state):
+    """The empty component's errors are the e-nodes of the topology's errors root (Storm's
+    layout); reading and pruning them never touch another component's nodes."""
+    state.report_error(TOPOLOGY, "spout", "h", 1, "spout failed")
+    for i in range(12):
+        state.report_error(TOPOLOGY, "", "h", 1, "empty %d" % i)
+    assert [e.error for e in state.errors(TOPOLOGY, "spout")] == ["spout failed"]
+    assert len(state.errors(TOPOLOGY, "")) == 10
+    assert state.last_error(TOPOLOGY, "").error == "empty 11"
+    assert state.last_error(TOPOLOGY, "spout").error == "spout failed"
 
 
 def test_a_struct_missing_required_fields_writes_nothing(state, tree_of):

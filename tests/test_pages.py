@@ -12,9 +12,7 @@ import json
 import time
 
 import pytest
-from thrift.Thrift import TApplicationException
 
-from nimbus_process import RemoteError
 from pynimbus.generated.storm.ttypes import (
     Bolt, BoltStats, ClusterWorkerHeartbeat, ComponentCommon, ComponentType, ExecutorInfo,
     ExecutorSpecificStats, ExecutorStats, GlobalStreamId, Grouping, NotAliveException,
@@ -274,8 +272,8 @@ def test_supervisor_page_by_id_and_by_host(make_cluster):
 
 
 def test_unknown_ids(make_cluster):
-    """Unknown topology (both pages) and supervisor ids are NotAliveException; an unknown
-    component is an internal error, as Storm answers it."""
+    """Unknown topology (both pages) and supervisor ids are NotAliveException; so is an
+    unknown component, with a message naming it (Storm: an internal error)."""
     cluster = make_cluster()
     storm_id = cluster.submit_word_count()
     with pytest.raises(NotAliveException):
@@ -286,11 +284,10 @@ def test_unknown_ids(make_cluster):
     with pytest.raises(NotAliveException):
         cluster.call("getSupervisorPageInfo", id="no-such-sup", host=None,
                      is_include_sys=False)
-    with pytest.raises(RemoteError) as failure:
+    with pytest.raises(NotAliveException) as failure:
         cluster.call("getComponentPageInfo", topology_id=storm_id, component_id="nope",
                      window="600", is_include_sys=False)
-    assert failure.value.app.type == TApplicationException.INTERNAL_ERROR
-    assert "getComponentPageInfo" in failure.value.app.message
+    assert storm_id in failure.value.msg and "'nope'" in failure.value.msg
 
 
 def test_2x_pages_show_placeholders_and_normalized_resources(make_cluster):

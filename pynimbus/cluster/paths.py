@@ -162,15 +162,41 @@ def error_storm_root(storm_id):
 
 
 def error_path(storm_id, component_id):
-    """Port of cluster.clj ``error-path``: ``/errors/<storm-id>/<url-encoded component>``."""
-    if not isinstance(component_id, str):
-        raise ValueError("component id must be a string, not %s" % type(component_id).__name__)
-    return _child(error_storm_root(storm_id), url_encode(component_id), "component id")
+    """Port of cluster.clj ``error-path``: ``/errors/<storm-id>/<url-encoded component>``.
+
+    Storm's ZooKeeper calls drop empty path segments (``normalize-path``), so the empty
+    component's errors live in ``/errors/<storm-id>`` itself, beside the other components'
+    directories, where Storm's workers write them.  Deliberate difference: "." and ".." (which
+    url-encoding keeps) become ``%2E`` and ``%2E%2E``: ZooKeeper refuses them as segments, so
+    Storm can store no error of such a component, and url-encoding never yields ``%2E``.
+    """
+    root = error_storm_root(storm_id)
+    segment = _url_encoded_component(component_id)
+    if not segment:
+        return root
+    if segment in (".", ".."):
+        segment = segment.replace(".", "%2E")
+    return root + "/" + segment
 
 
 def last_error_path(storm_id, component_id):
-    """Port of cluster.clj ``last-error-path``: ``/errors/<storm-id>/<component>-last-error``."""
-    return error_path(storm_id, component_id) + "-" + LAST_ERROR_PATH_SEG
+    """Port of cluster.clj ``last-error-path``: ``/errors/<storm-id>/<component>-last-error``
+    (``/errors/<storm-id>/-last-error`` for the empty component, as Storm writes it)."""
+    return "%s/%s-%s" % (error_storm_root(storm_id), _url_encoded_component(component_id),
+                         LAST_ERROR_PATH_SEG)
+
+
+def is_error_node(name):
+    """True for the name of one error (``e`` and its sequence number) in an error directory;
+    the empty component's directory also holds the other components' nodes."""
+    number = name[len(ERROR_NODE_PREFIX):]
+    return name.startswith(ERROR_NODE_PREFIX) and number.isascii() and number.isdigit()
+
+
+def _url_encoded_component(component_id):
+    if not isinstance(component_id, str):
+        raise ValueError("component id must be a string, not %s" % type(component_id).__name__)
+    return url_encode(component_id)
 
 
 def credentials_path(storm_id):

@@ -404,7 +404,8 @@ class StormClusterState:
         self.backend.mkdirs(path)
         self.backend.create(path + "/" + paths.ERROR_NODE_PREFIX, data, sequential=True)
         self.backend.set_data(last_error_path, data)
-        children = sorted(self._children(path), key=_error_sequence, reverse=True)
+        children = sorted(filter(paths.is_error_node, self._children(path)),
+                          key=_error_sequence, reverse=True)
         for child in children[ERRORS_KEPT:]:
             self.backend.delete(paths.join_path(path, child))
 
@@ -412,7 +413,7 @@ class StormClusterState:
         """Port of ``errors``: the component's kept ``ErrorInfo``s, newest first."""
         path = paths.error_path(storm_id, component_id)
         found = []
-        for child in self._children(path):
+        for child in filter(paths.is_error_node, self._children(path)):
             info = self._get(paths.join_path(path, child), ttypes.ErrorInfo)
             if info is not None:
                 found.append(info)

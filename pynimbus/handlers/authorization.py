@@ -40,7 +40,7 @@ def unix_groups(user):
         return frozenset()
     try:
         entry = pwd.getpwnam(user)
-    except KeyError:
+    except (KeyError, ValueError):  # ValueError: a name with NUL is nobody's
         return frozenset()
     groups = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
     try:

@@ -11,9 +11,9 @@ Every call reads cluster state and blobs in a thread (``run_blocking``).
 Failures, as Storm answers them:
 
 * an unknown or removed topology id: ``NotAliveException(id)``;
-* a component the topology does not have: an undeclared error, which reaches the client as
-  ``TApplicationException`` INTERNAL_ERROR "Internal error processing getComponentPageInfo"
-  (1.2.4 fails in ``thriftify-comp-page-data``, 2.8.8 with a NullPointerException);
+* a component the topology does not have: ``NotAliveException`` naming the topology and the
+  component.  Deliberate difference: Storm fails with an undeclared error, an INTERNAL_ERROR
+  without a message (1.2.4 in ``thriftify-comp-page-data``, 2.8.8 with a NullPointerException);
 * a supervisor id that is not registered: ``NotAliveException(id)``.  Deliberate difference:
   Storm fails with a NullPointerException (an internal error); an unknown host is an empty page,
   as in Storm.
@@ -270,6 +270,13 @@ class PagesHandler:
             return 0
 
     def _component_page_info(self, storm_id, component_id, window, include_sys):
+        """:meth:`_component_page`, an unknown component answered as not alive."""
+        try:
+            return self._component_page(storm_id, component_id, window, include_sys)
+        except stats.UnknownComponent as e:
+            raise NotAliveException(msg=str(e))
+
+    def _component_page(self, storm_id, component_id, window, include_sys):
         """Port of nimbus.clj ``getComponentPageInfo`` (1.2.4).
 
         2.x, as 2.8.8: the component id arrives URL-encoded and is decoded, and an id that is

@@ -17,6 +17,8 @@ from thrift.Thrift import TException
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.keys import master_stormcode_key
+from pynimbus.cluster import paths
+from pynimbus.cluster.backend import validate_path
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port import page_order, system_topology, tasks
@@ -32,6 +34,16 @@ from pynimbus.topology_store import read_storm_conf, read_storm_topology
 def status_string(status):
     """Port of ``extract-status-str``: the upper-case name of a TopologyStatus value."""
     return TopologyStatus._VALUES_TO_NAMES.get(status, "UNKNOWN")
+
+
+def names_a_node(storm_id):
+    """True when ``storm_id`` can name a node under ``/storms`` (ZooKeeper's path rules): a
+    forged id ("a/b", "..", NUL) names no topology."""
+    try:
+        validate_path(paths.storm_path(storm_id))
+    except ValueError:
+        return False
+    return True
 
 
 def executor_tasks(executor):
@@ -263,7 +275,9 @@ class QueriesHandler:
         return self._storm_id_of(name) is None
 
     def _require_storm_base(self, storm_id):
-        base = self.state.storm_base(storm_id) if storm_id else None
+        """The StormBase of ``storm_id``; an id that is no path segment ("a/b", "..") names
+        no topology, as an unknown one."""
+        base = self.state.storm_base(storm_id) if names_a_node(storm_id) else None
         if base is None:
             raise NotAliveException(msg=str(storm_id))
         return base
