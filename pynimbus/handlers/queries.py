@@ -274,16 +274,21 @@ class QueriesHandler:
             return False
         return self._storm_id_of(name) is None
 
+    def _storm_base(self, storm_id):
+        """The StormBase of ``storm_id``, or None; an id that is no path segment ("a/b",
+        "..", NUL) names no topology, as an unknown one."""
+        return self.state.storm_base(storm_id) if names_a_node(storm_id) else None
+
     def _require_storm_base(self, storm_id):
-        """The StormBase of ``storm_id``; an id that is no path segment ("a/b", "..") names
-        no topology, as an unknown one."""
-        base = self.state.storm_base(storm_id) if names_a_node(storm_id) else None
+        base = self._storm_base(storm_id)
         if base is None:
             raise NotAliveException(msg=str(storm_id))
         return base
 
     def _summary_by_id(self, storm_id, method="getTopologySummary"):
-        base = self._require_storm_base(storm_id)
+        base = self._storm_base(storm_id)
+        if base is None:  # 2.8.8 getTopologySummary's message
+            raise NotAliveException(msg="%s is not alive" % storm_id)
         if method is not None:
             self.authorization.check(method, base.name)
         return self._full_summary(storm_id, base, self.state.assignment_info(storm_id),
