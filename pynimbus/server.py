@@ -19,7 +19,8 @@ Wire behaviour follows Storm's ``SimpleTransportPlugin`` (a THsHaServer over
 * the accelerated codec (``fastbinary``) decodes and encodes every message.
 
 The factory holds shared state (the processor, the limits, the bytes buffered across
-connections); a protocol sees one connection's bytes.  Handlers may return Deferreds, so a slow call never blocks other clients.
+connections); a protocol sees one connection's bytes.  Handlers may return Deferreds, so a slow
+call never blocks other clients.
 """
 
 import collections

@@ -15,16 +15,14 @@ The figures themselves (RSS and open files before and after) are printed by
 """
 
 import resource
-import selectors
-import socket
-import struct
-import time
 
 import pytest
 from thrift.Thrift import TApplicationException
 
+from client_resources import (
+    await_all_closed, await_condition, blob_meta, leave_uploads_pending, open_fds,
+    raise_fd_limit, stall, unread_bytes)
 from nimbus_process import LOOPBACK, NimbusProcess, RawClient, RemoteError
-from pynimbus.generated.storm.ttypes import AccessControl, AccessControlType, SettableBlobMeta
 
 STALLED = 1000
 PENDING_UPLOADS = 2000
@@ -36,15 +34,6 @@ UPLOAD_LIMIT = 1048576
 FD_LIMIT = 1024                  # a common default soft limit, where the finding was seen
 IO_TIMEOUT = 10.0
 DEADLINE = 120.0
-
-
-def raise_fd_limit(wanted):
-    """Let this test process open ``wanted`` descriptors (raising its soft limit), or skip."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        if hard != resource.RLIM_INFINITY and hard < wanted:
-            pytest.skip("needs %d file descriptors, the hard limit is %d" % (wanted, hard))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 class FdLimitedNimbusProcess(NimbusProcess):
@@ -62,7 +51,8 @@ class FdLimitedNimbusProcess(NimbusProcess):
 
 @pytest.fixture
 def nimbus(tmp_path):
-    raise_fd_limit(STALLED + 200)
+    if not raise_fd_limit(STALLED + 200):
+        pytest.skip("needs %d file descriptors, more than the hard limit" % (STALLED + 200))
     process = FdLimitedNimbusProcess(tmp_path, options=[
         "pynimbus.thrift.max_buffered_bytes=%d" % BUFFERED_LIMIT,
         "pynimbus.thrift.partial_frame.timeout.secs=%d" % PARTIAL_FRAME_TIMEOUT,
@@ -72,65 +62,9 @@ def nimbus(tmp_path):
     process.stop(timeout=15)
 
 
-def open_fds(pid):
-    return len(__import__("os").listdir("/proc/%d/fd" % pid))
-
-
-def unread_bytes(port):
-    """Bytes the kernel holds for sockets on local ``port`` that their process has not read
-    (the rx_queue column of /proc/net/tcp)."""
-    total = 0
-    with open("/proc/net/tcp") as f:
-        next(f)
-        for line in f:
-            fields = line.split()
-            if int(fields[1].rsplit(":", 1)[1], 16) == port:
-                total += int(fields[4].split(":")[1], 16)
-    return total
-
-
-def await_condition(condition, what, deadline_secs=DEADLINE, interval=0.05):
-    """Poll ``condition`` until true; fail with ``what`` at the deadline."""
-    deadline = time.monotonic() + deadline_secs
-    while not condition():
-        assert time.monotonic() < deadline, "not within %.0f s: %s" % (deadline_secs, what)
-        time.sleep(interval)
-
-
 def assert_served(nimbus):
     with RawClient(LOOPBACK, nimbus.port, timeout=IO_TIMEOUT) as client:
         assert client.call("isTopologyNameAllowed", name="still-served") is True
-
-
-def stall(port):
-    """Connect, announce a frame of FRAME_LIMIT bytes, send SENT_PER_STALLED of it, stop."""
-    sock = socket.create_connection((LOOPBACK, port), timeout=IO_TIMEOUT)
-    try:
-        sock.sendall(struct.pack("!I", FRAME_LIMIT) + b"\x80" * SENT_PER_STALLED)
-    except OSError:
-        pass  # refused while sending: the server already closed it
-    return sock
-
-
-def await_all_closed(socks, deadline_secs):
-    """Wait until the server has closed every socket (EOF or reset); return how many."""
-    selector = selectors.DefaultSelector()
-    for sock in socks:
-        sock.setblocking(False)
-        selector.register(sock, selectors.EVENT_READ)
-    open_count = len(socks)
-    deadline = time.monotonic() + deadline_secs
-    while open_count and time.monotonic() < deadline:
-        for key, _ in selector.select(timeout=max(0.0, deadline - time.monotonic())):
-            try:
-                data = key.fileobj.recv(65536)
-            except (ConnectionResetError, BrokenPipeError):
-                data = b""
-            if not data:
-                selector.unregister(key.fileobj)
-                open_count -= 1
-    selector.close()
-    return len(socks) - open_count
 
 
 def test_a_thousand_stalled_partial_frames_are_bounded_and_dropped(nimbus):
@@ -140,10 +74,10 @@ def test_a_thousand_stalled_partial_frames_are_bounded_and_dropped(nimbus):
     pid = nimbus.process.pid
     assert_served(nimbus)
     rss_before, fds_before = nimbus.rss_kib(), open_fds(pid)
-    socks = [stall(nimbus.port) for _ in range(STALLED)]
+    socks = [stall(nimbus.port, FRAME_LIMIT, SENT_PER_STALLED) for _ in range(STALLED)]
     try:
-        await_condition(lambda: unread_bytes(nimbus.port) == 0,
-                        "nimbus read what the stalled clients sent")
+        assert await_condition(lambda: unread_bytes(nimbus.port) == 0, DEADLINE), (
+            "nimbus did not read what the stalled clients sent")
         assert_served(nimbus)
         grown_mib = (nimbus.rss_kib() - rss_before) / 1024.0
         assert grown_mib < 128, "RSS grew by %.0f MiB under %d stalled frames" % (
@@ -154,13 +88,9 @@ def test_a_thousand_stalled_partial_frames_are_bounded_and_dropped(nimbus):
     finally:
         for sock in socks:
             sock.close()
-    await_condition(lambda: open_fds(pid) <= fds_before + 2,
-                    "nimbus closed the stalled connections' descriptors")
+    assert await_condition(lambda: open_fds(pid) <= fds_before + 2, DEADLINE), (
+        "nimbus kept descriptors of the stalled connections")
     assert_served(nimbus)
-
-
-def blob_meta():
-    return SettableBlobMeta(acl=[AccessControl(type=AccessControlType.OTHER, access=7)])
 
 
 def test_two_thousand_unfinished_uploads_hold_no_open_files(nimbus):
@@ -170,11 +100,7 @@ def test_two_thousand_unfinished_uploads_hold_no_open_files(nimbus):
     pid = nimbus.process.pid
     with RawClient(LOOPBACK, nimbus.port, timeout=IO_TIMEOUT) as client:
         fds_before = open_fds(pid)
-        for i in range(PENDING_UPLOADS):
-            location = client.call("beginFileUpload")
-            client.call("uploadChunk", location=location, chunk=b"j" * 1024)
-            session = client.call("beginCreateBlob", key="pending-%d" % i, meta=blob_meta())
-            client.call("uploadBlobChunk", session=session, chunk=b"b" * 1024)
+        leave_uploads_pending(client, PENDING_UPLOADS)
         assert open_fds(pid) <= fds_before + 2
         location = client.call("beginFileUpload")
         client.call("uploadChunk", location=location, chunk=b"whole jar")

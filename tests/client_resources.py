@@ -1,0 +1,107 @@
+"""Clients that hold nimbus's resources, and what a nimbus process holds: for
+``tests/test_client_resources.py`` and ``bench/bench_client_resources.py``.
+
+* :func:`stall` - a connection that announces a frame, sends part of it and stops;
+* :func:`await_all_closed` - wait (bounded) until the server has closed given sockets;
+* :func:`unread_bytes` - what the kernel still holds unread for a local port, so a caller can
+  wait until the server has read everything before measuring it;
+* :func:`open_fds`, :func:`raise_fd_limit`, :func:`leave_uploads_pending`.
+"""
+
+import os
+import resource
+import selectors
+import socket
+import struct
+import time
+
+from nimbus_process import LOOPBACK
+from pynimbus.generated.storm.ttypes import AccessControl, AccessControlType, SettableBlobMeta
+
+
+def open_fds(pid):
+    """How many file descriptors process ``pid`` has open."""
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def raise_fd_limit(wanted):
+    """Raise this process's soft descriptor limit to ``wanted``; False when the hard limit is
+    lower."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return True
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        return False
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return True
+
+
+def unread_bytes(port):
+    """Bytes the kernel holds for sockets on local ``port`` that their process has not read
+    (the rx_queue column of /proc/net/tcp)."""
+    total = 0
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port:
+                total += int(fields[4].split(":")[1], 16)
+    return total
+
+
+def await_condition(condition, deadline_secs, interval=0.05):
+    """Poll ``condition`` until it is true or ``deadline_secs`` pass; return whether it was."""
+    deadline = time.monotonic() + deadline_secs
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
+def stall(port, frame_length, sent, timeout=10.0):
+    """Connect, announce a frame of ``frame_length`` bytes, send ``sent`` of them and stop;
+    return the socket (still open on this side)."""
+    sock = socket.create_connection((LOOPBACK, port), timeout=timeout)
+    try:
+        sock.sendall(struct.pack("!I", frame_length) + b"\x80" * sent)
+    except OSError:
+        pass  # closed by the server while sending
+    return sock
+
+
+def await_all_closed(socks, deadline_secs):
+    """Wait until the server has closed every socket in ``socks`` (EOF or reset), or the
+    deadline passes; return how many it closed."""
+    selector = selectors.DefaultSelector()
+    for sock in socks:
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+    still_open = len(socks)
+    deadline = time.monotonic() + deadline_secs
+    while still_open and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=max(0.0, deadline - time.monotonic())):
+            try:
+                data = key.fileobj.recv(65536)
+            except (ConnectionResetError, BrokenPipeError):
+                data = b""
+            if not data:
+                selector.unregister(key.fileobj)
+                still_open -= 1
+    selector.close()
+    return len(socks) - still_open
+
+
+def blob_meta():
+    """A SettableBlobMeta anyone may use."""
+    return SettableBlobMeta(acl=[AccessControl(type=AccessControlType.OTHER, access=7)])
+
+
+def leave_uploads_pending(client, count, chunk=b"p" * 1024, key_prefix="pending-"):
+    """Begin ``count`` jar uploads and ``count`` blob creates on ``client`` (a RawClient),
+    send one chunk to each and never finish them."""
+    for i in range(count):
+        location = client.call("beginFileUpload")
+        client.call("uploadChunk", location=location, chunk=chunk)
+        session = client.call("beginCreateBlob", key="%s%d" % (key_prefix, i), meta=blob_meta())
+        client.call("uploadBlobChunk", session=session, chunk=chunk)
