@@ -9,6 +9,8 @@ Resident memory (VmRSS) and open file descriptors of the daemon:
 * after the partial-frame timeout (``pynimbus.thrift.partial_frame.timeout.secs``; the
   figures say how many connections the daemon had closed by then), the clients gone;
 * under 2,000 jar uploads and 2,000 blob uploads begun with a 1 KiB chunk each and never
+  finished;
+* under 2,000 blob downloads and 2,000 jar downloads begun with one chunk each and never
   finished.
 
 ``--src DIR`` runs the daemon from another checkout of the package (e.g. the code before a
@@ -16,7 +18,7 @@ change, from ``git archive <commit> pynimbus | tar -x -C DIR``), so a before/aft
 runs.  The daemon keeps this process's descriptor limit (raised to 4,096 when lower).
 
     python bench/bench_client_resources.py [--src DIR] [--timeout 30] [--stalled 1000]
-        [--uploads 2000]
+        [--uploads 2000] [--downloads 2000]
 """
 
 import argparse
@@ -31,8 +33,8 @@ sys.path.insert(0, os.path.join(REPO, "tests"))
 sys.path.insert(0, REPO)
 
 from client_resources import (  # noqa: E402
-    await_all_closed, await_condition, leave_uploads_pending, open_fds, raise_fd_limit, stall,
-    unread_bytes)
+    await_all_closed, await_condition, leave_downloads_pending, leave_uploads_pending, open_fds,
+    raise_fd_limit, stall, unread_bytes)
 from nimbus_process import LOOPBACK, NimbusProcess, RawClient  # noqa: E402
 
 FRAME_LIMIT = 1048576
@@ -73,6 +75,7 @@ def main(argv=None):
                              "default); the wait for closed connections is this plus 30 s")
     parser.add_argument("--stalled", type=int, default=1000)
     parser.add_argument("--uploads", type=int, default=2000)
+    parser.add_argument("--downloads", type=int, default=2000)
     args = parser.parse_args(argv)
     if not raise_fd_limit(max(4096, args.stalled + 200)):
         sys.exit("the descriptor hard limit is below %d" % (args.stalled + 200))
@@ -108,6 +111,9 @@ def main(argv=None):
                 leave_uploads_pending(client, args.uploads)
                 print("  %4d jar + %4d blob uploads pending  : %s"
                       % (args.uploads, args.uploads, figures(proc)))
+                leave_downloads_pending(client, args.downloads)
+                print("  %4d blob + %4d jar downloads pending: %s"
+                      % (args.downloads, args.downloads, figures(proc)))
         finally:
             proc.stop(timeout=30)
 

@@ -5,7 +5,8 @@
 * :func:`await_all_closed` - wait (bounded) until the server has closed given sockets;
 * :func:`unread_bytes` - what the kernel still holds unread for a local port, so a caller can
   wait until the server has read everything before measuring it;
-* :func:`open_fds`, :func:`raise_fd_limit`, :func:`leave_uploads_pending`.
+* :func:`open_fds`, :func:`raise_fd_limit`, :func:`leave_uploads_pending`,
+  :func:`leave_downloads_pending`.
 """
 
 import os
@@ -105,3 +106,19 @@ def leave_uploads_pending(client, count, chunk=b"p" * 1024, key_prefix="pending-
         client.call("uploadChunk", location=location, chunk=chunk)
         session = client.call("beginCreateBlob", key="%s%d" % (key_prefix, i), meta=blob_meta())
         client.call("uploadBlobChunk", session=session, chunk=chunk)
+
+
+def leave_downloads_pending(client, count, size=4096):
+    """Create a blob and upload a jar of ``size`` bytes on ``client`` (a RawClient), then begin
+    ``count`` downloads of each, take one chunk of each and never finish them."""
+    session = client.call("beginCreateBlob", key="downloaded", meta=blob_meta())
+    client.call("uploadBlobChunk", session=session, chunk=b"d" * size)
+    client.call("finishBlobUpload", session=session)
+    location = client.call("beginFileUpload")
+    client.call("uploadChunk", location=location, chunk=b"j" * size)
+    client.call("finishFileUpload", location=location)
+    for _ in range(count):
+        download = client.call("beginBlobDownload", key="downloaded")
+        client.call("downloadBlobChunk", session=download.session)
+        download_id = client.call("beginFileDownload", file=location)
+        client.call("downloadChunk", id=download_id)

@@ -228,6 +228,21 @@ def test_pending_uploads_hold_no_open_file(inbox):
         assert f.read() == b"part of a jar"
 
 
+def test_pending_downloads_hold_no_open_file(inbox):
+    """200 downloads of an uploaded jar begun and never finished hold no file descriptor; a
+    jar cleaned up meanwhile ends them with a message saying so."""
+    location = upload(inbox, b"jar" * 1000)
+    before = open_fds()
+    downloads = [inbox.begin_download(location) for _ in range(200)]
+    for download_id in downloads:
+        assert inbox.download_chunk(download_id) == b"jar" * 1000
+    assert open_fds() <= before
+    inbox.remove(location)
+    with pytest.raises(UnknownFileError) as info:
+        inbox.download_chunk(downloads[0])
+    assert "no longer on nimbus" in str(info.value)
+
+
 def test_chunk_past_the_upload_limit_abandons_the_upload(conf, clock):
     """A chunk that would take a jar past pynimbus.upload.max.bytes is refused with a message
     naming the setting, nothing of it is written, and the upload is gone; up to the limit is

@@ -114,6 +114,22 @@ def test_update_changes_content_and_version_and_old_readers_keep_old_bytes(store
     reader.close()
 
 
+def test_open_readers_hold_no_descriptor_and_keep_their_version_through_deletion(store, base):
+    """200 readers left open hold no file descriptor; each still reads the version it opened
+    after the blob is deleted, in pieces, and closing it leaves nothing behind."""
+    store.create_blob_from_bytes("k", b"first version")
+    before = len(os.listdir("/proc/self/fd"))
+    readers = [store.get_blob("k") for _ in range(200)]
+    assert len(os.listdir("/proc/self/fd")) <= before
+    store.delete_blob("k")
+    assert readers[0].read(5) == b"first"
+    assert readers[0].read() == b" version"
+    assert readers[0].read(5) == b""
+    for reader in readers:
+        reader.close()
+    assert all_files(base) == []
+
+
 def test_version_is_stable_until_the_blob_changes(store, clock):
     """Reading metadata or setting the ACL does not change the version."""
     version = store.create_blob_from_bytes("k", b"x")

@@ -8,6 +8,7 @@ real ``pynimbus dev`` process over loopback.
 * 2,000 jar uploads and 2,000 blob uploads begun with a chunk each and never finished, on a
   nimbus limited to 1,024 file descriptors (where each used to hold a file open, so submits
   failed with "Too many open files"): the descriptors do not grow and nimbus still serves.
+* The same for 1,000 blob and 1,000 jar downloads begun and never finished.
 * An upload past ``pynimbus.upload.max.bytes`` is refused with a message naming the setting.
 
 The figures themselves (RSS and open files before and after) are printed by
@@ -20,12 +21,13 @@ import pytest
 from thrift.Thrift import TApplicationException
 
 from client_resources import (
-    await_all_closed, await_condition, blob_meta, leave_uploads_pending, open_fds,
-    raise_fd_limit, stall, unread_bytes)
+    await_all_closed, await_condition, blob_meta, leave_downloads_pending,
+    leave_uploads_pending, open_fds, raise_fd_limit, stall, unread_bytes)
 from nimbus_process import LOOPBACK, NimbusProcess, RawClient, RemoteError
 
 STALLED = 1000
 PENDING_UPLOADS = 2000
+PENDING_DOWNLOADS = 1000         # of a blob, and as many of a jar
 FRAME_LIMIT = 1048576            # nimbus.thrift.max_buffer_size, Storm's default
 SENT_PER_STALLED = 256 * 1024    # of each 1 MiB frame: 256 MB in all, were it all kept
 BUFFERED_LIMIT = 16 * 1048576
@@ -105,6 +107,17 @@ def test_two_thousand_unfinished_uploads_hold_no_open_files(nimbus):
         location = client.call("beginFileUpload")
         client.call("uploadChunk", location=location, chunk=b"whole jar")
         client.call("finishFileUpload", location=location)
+    assert_served(nimbus)
+
+
+def test_two_thousand_unfinished_downloads_hold_no_open_files(nimbus):
+    """1,000 blob and 1,000 jar downloads left unfinished after one chunk each leave nimbus's
+    open descriptors where they were (it may hold only 1,024)."""
+    pid = nimbus.process.pid
+    with RawClient(LOOPBACK, nimbus.port, timeout=IO_TIMEOUT) as client:
+        fds_before = open_fds(pid)
+        leave_downloads_pending(client, PENDING_DOWNLOADS)
+        assert open_fds(pid) <= fds_before + 2
     assert_served(nimbus)
 
 

@@ -268,6 +268,21 @@ def test_pending_uploads_hold_no_open_file(blobs, store):
     assert store.read_blob("k") == b"partial"
 
 
+def test_pending_downloads_hold_no_open_file_and_expire_without_trace(blobs, clock, base):
+    """200 blob downloads begun and never finished hold no file descriptor; when they expire
+    nothing of them is left on disk."""
+    create(blobs, "k", b"data" * 1000)
+    files = all_files(base)
+    before = len(os.listdir("/proc/self/fd"))
+    sessions = [blobs.beginBlobDownload("k").session for _ in range(200)]
+    for session in sessions:
+        assert blobs.downloadBlobChunk(session) == b"data" * 1000
+    assert len(os.listdir("/proc/self/fd")) <= before
+    clock.now += 600
+    assert blobs.expire_sessions() == 200
+    assert all_files(base) == files
+
+
 def test_chunk_past_the_upload_limit_cancels_the_upload(conf, store, state, clock, base):
     """A chunk that would take a blob past pynimbus.upload.max.bytes gets INTERNAL_ERROR naming
     the setting; the upload is cancelled and the blob stays as it was."""

@@ -21,7 +21,8 @@ location when finished, so only complete jars are ever at a location; partial up
 restart are removed, finished ones are found again.  ``clean_inbox`` removes only jars this inbox
 made (Storm removes every old file in the directory).  The ``.part`` file is opened for each
 chunk rather than held open (Storm keeps a channel open per upload, so unfinished uploads can
-exhaust nimbus's file descriptors), and a jar may hold at most ``pynimbus.upload.max.bytes``.
+exhaust nimbus's file descriptors), as is a downloaded file for each chunk, and a jar may hold
+at most ``pynimbus.upload.max.bytes``.
 """
 
 import logging
@@ -33,7 +34,7 @@ import uuid
 
 from pynimbus.blobstore.errors import (
     UnknownFileError, UnknownUploadLocationError, UploadTooLargeError, check_upload_size)
-from pynimbus.blobstore.sessions import DownloadSessions, SessionMap
+from pynimbus.blobstore.sessions import DownloadSessions, ReopeningReader, SessionMap
 from pynimbus.config import upload_max_bytes
 
 log = logging.getLogger(__name__)
@@ -278,7 +279,7 @@ class Inbox:
                 "File %r is not known to nimbus: beginFileDownload accepts a blob key or a "
                 "location from a finished beginFileUpload" % (name,))
         try:
-            reader = open(path, "rb")
+            reader = ReopeningReader(path)
         except FileNotFoundError:
             raise UnknownFileError("File %r is no longer on nimbus (cleaned up)" % (name,))
         return self._downloads.begin(reader)

@@ -7,7 +7,8 @@ synchronous and blocking; the Thrift handlers call it from threads.
 Layout (ours, not Storm's)::
 
     blobs/
-      .tmp/                      uploads in progress and deletions; emptied when opened
+      .tmp/                      uploads in progress, links read by downloads, and deletions;
+                                 emptied when opened
       <sha256 of the key>/       one directory per blob (keys.storage_name)
         meta.json                the commit record: key, ACL, replication factor, version,
                                  and the name of the current data file
@@ -41,6 +42,7 @@ from pynimbus.blobstore import acl as acls
 from pynimbus.blobstore.errors import (
     BlobConflictError, InvalidReplicationError, check_upload_size)
 from pynimbus.blobstore.keys import is_storage_name, is_valid_key, storage_name, validate_key
+from pynimbus.blobstore.sessions import ReopeningReader
 from pynimbus.generated.storm.ttypes import (
     AccessControl, KeyAlreadyExistsException, KeyNotFoundException, ReadableBlobMeta,
     SettableBlobMeta)
@@ -221,26 +223,24 @@ def _fill(writer, chunks):
     return writer.commit()
 
 
-class BlobReader:
-    """One version of a blob opened for reading (Storm's ``InputStreamWithMeta``)."""
+class BlobReader(ReopeningReader):
+    """One version of a blob opened for reading (Storm's ``InputStreamWithMeta``).
 
-    def __init__(self, key, version, path):
+    It reads a hard link to that version's data file, made in the store's temporary directory
+    and removed by :meth:`close`, so it keeps the version through updates and deletion while
+    holding no file descriptor between reads.  Where links cannot be made it reads the data
+    file itself (an update or deletion then ends the download)."""
+
+    def __init__(self, key, version, path, link_path):
+        try:
+            os.link(path, link_path)
+        except OSError as e:
+            log.debug("Blob %s: reading %s in place (no link: %s)", key, path, e)
+            super().__init__(path)
+        else:
+            super().__init__(link_path, on_close=lambda: _remove_quietly(link_path))
         self.key = key
         self.version = version
-        self._file = open(path, "rb")
-        self.size = os.fstat(self._file.fileno()).st_size
-
-    def read(self, size=-1):
-        return self._file.read(size)
-
-    def close(self):
-        self._file.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
 
 
 class LocalFsBlobStore:
@@ -430,7 +430,8 @@ class LocalFsBlobStore:
         with self._lock:
             record = self._record(key)
             return BlobReader(key, record.version,
-                              os.path.join(self._key_dir(key), record.data_name))
+                              os.path.join(self._key_dir(key), record.data_name),
+                              self._new_tmp_path())
 
     def read_blob(self, key):
         """Port of ``BlobStore.readBlob``: the whole content of ``key``."""

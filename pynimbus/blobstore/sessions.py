@@ -1,4 +1,5 @@
-"""Session registries with idle expiry: open uploads, downloads and blob listings.
+"""Session registries with idle expiry: open uploads, downloads and blob listings; and the
+reader downloads use, which holds no open file between chunks (:class:`ReopeningReader`).
 
 Nimbus keeps each kind of session in a ``TimeCacheMap`` (nimbus.clj ``file-cache-map``,
 ``mk-blob-cache-map``, ``mk-bloblist-cache-map``, 1.2.4): an entry not touched for the
@@ -9,11 +10,12 @@ Deliberate difference: Storm's bucketed map expires an entry between one and abo
 expiration times after its last use; ours expires it exactly one expiration time after.
 """
 
+import os
 import threading
 import time
 import uuid
 
-from pynimbus.blobstore.errors import UnknownSessionError
+from pynimbus.blobstore.errors import UnknownFileError, UnknownSessionError
 
 
 def new_session_id():
@@ -91,6 +93,50 @@ class SessionMap:
 
 def _close(reader):
     reader.close()
+
+
+class ReopeningReader:
+    """Reads the file at ``path`` on from where the last read stopped, opening it for each
+    read, so a download left unfinished holds no file descriptor (clients may leave many).
+
+    :param on_close: called once by :meth:`close` (e.g. to remove a link made for the reader).
+    :raises FileNotFoundError: when there is no file at ``path``.
+    """
+
+    def __init__(self, path, on_close=None):
+        self.path = path
+        self.size = os.stat(path).st_size
+        self._offset = 0
+        self._on_close = on_close
+        self._lock = threading.Lock()
+
+    def read(self, size=-1):
+        """The next at most ``size`` bytes (all the rest for -1), ``b""`` at the end.
+
+        :raises UnknownFileError: when the file was removed meanwhile.
+        """
+        with self._lock:
+            try:
+                with open(self.path, "rb") as f:
+                    f.seek(self._offset)
+                    data = f.read(size)
+            except FileNotFoundError:
+                raise UnknownFileError("%s is no longer on nimbus (cleaned up); begin the "
+                                       "download again" % os.path.basename(self.path))
+            self._offset += len(data)
+            return data
+
+    def close(self):
+        with self._lock:
+            on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
 
 
 class DownloadSessions:
