@@ -9,7 +9,10 @@ machine: the embedded cluster-state store, loopback only, host name ``localhost`
 import argparse
 import logging
 import os
+import signal
 import sys
+
+from twisted.internet.error import ReactorNotRunning
 
 from pynimbus import STORM_VERSION, __version__
 from pynimbus.config import ConfigError, read_storm_config
@@ -95,14 +98,50 @@ def run_nimbus(conf):
         log.error("Nimbus could not start: %s", failure.getErrorMessage())
         log.debug("%s", failure.getTraceback())
         outcome["code"] = 1
-        reactor.stop()
+        stop_reactor(reactor, "Nimbus could not start")
 
     def started(_):
         reactor.addSystemEventTrigger("before", "shutdown", daemon.stop)
 
-    reactor.callWhenRunning(lambda: daemon.start().addCallbacks(started, failed))
-    reactor.run()  # installs SIGINT/SIGTERM handlers that stop the reactor cleanly
+    def run():
+        StopOnSignal(reactor).install()
+        daemon.start().addCallbacks(started, failed)
+
+    reactor.callWhenRunning(run)
+    reactor.run()
     return outcome["code"]
+
+
+def stop_reactor(reactor, why):
+    """Stop ``reactor``, or only log ``why`` when it is stopping already."""
+    try:
+        reactor.stop()
+    except ReactorNotRunning:
+        log.info("%s again: already shutting down", why)
+    else:
+        log.info("%s, shutting down", why)
+
+
+class StopOnSignal:
+    """SIGTERM and SIGINT stop the reactor; one arriving while it stops is only noted.
+
+    Replaces the reactor's own handlers, which call ``reactor.stop`` on every signal: the
+    second call, made while Nimbus is stopping, logs a CRITICAL ReactorNotRunning traceback.
+    """
+
+    def __init__(self, reactor):
+        self.reactor = reactor
+
+    def install(self):
+        """Take over SIGTERM, and SIGINT where the reactor handles it (not when ignored)."""
+        signal.signal(signal.SIGTERM, self.received)
+        if signal.getsignal(signal.SIGINT) == self.reactor.sigInt:
+            signal.signal(signal.SIGINT, self.received)
+
+    def received(self, number, frame):
+        # a signal handler: hand the work to the reactor's thread, as Twisted's own do
+        self.reactor.callFromThread(
+            stop_reactor, self.reactor, "Received %s" % signal.Signals(number).name)
 
 
 def main(argv=None):
