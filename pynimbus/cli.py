@@ -14,8 +14,8 @@ import sys
 
 from twisted.internet.error import ReactorNotRunning
 
-from pynimbus import STORM_VERSION, __version__
-from pynimbus.config import ConfigError, read_storm_config
+from pynimbus import STORM_VERSION, STORM_VERSION_2X, __version__
+from pynimbus.config import ConfigError, read_storm_config, storm_yaml_path
 from pynimbus.errors import RefusalLogFilter
 
 log = logging.getLogger("pynimbus")
@@ -30,9 +30,12 @@ DEV_DEFAULTS = {
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="pynimbus",
-        description="A Storm-compatible Nimbus (Apache Storm's master daemon) in Python.")
-    parser.add_argument("--version", action="version",
-                        version="pynimbus %s (Storm %s compatible)" % (__version__, STORM_VERSION))
+        description="A Storm-compatible Nimbus (Apache Storm's master daemon) in Python.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)  # --version on one line
+    parser.add_argument(
+        "--version", action="version",
+        version="pynimbus %s (Storm %s; Storm %s with -c pynimbus.storm.compat=2.x)"
+                % (__version__, STORM_VERSION, STORM_VERSION_2X))
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE",
                         help="storm.yaml to read (default: $STORM_CONF_DIR/storm.yaml if present)")
@@ -81,6 +84,24 @@ def setup_logging(conf, level):
         handler.setFormatter(fmt)
         root.addHandler(handler)
     return path
+
+
+def log_storm_yaml(config_file, environ=None):
+    """Log which storm.yaml was read, or why none was; warn when $STORM_CONF_DIR is missing."""
+    environ = os.environ if environ is None else environ
+    path = storm_yaml_path(config_file, environ)
+    conf_dir = environ.get("STORM_CONF_DIR")
+    if path is not None:
+        log.info("Read storm.yaml from %s", os.path.abspath(path))
+    elif not conf_dir:
+        log.info("No storm.yaml read (no --config, $STORM_CONF_DIR not set): "
+                 "defaults and -c options only")
+    elif not os.path.exists(conf_dir):
+        log.warning("$STORM_CONF_DIR is %s, which does not exist: no storm.yaml read, "
+                    "defaults and -c options only", conf_dir)
+    else:
+        log.info("No storm.yaml in $STORM_CONF_DIR (%s): defaults and -c options only",
+                 conf_dir)
 
 
 def run_nimbus(conf):
@@ -153,6 +174,7 @@ def main(argv=None):
         parser.exit(2, "pynimbus: %s\n" % e)
     path = setup_logging(conf, args.log_level)
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
+    log_storm_yaml(args.config)
     return run_nimbus(conf)
 
 

@@ -3,7 +3,8 @@
 Port of the reading order of ``Utils.readStormConfig`` (Storm 1.2.4): ``defaults.yaml``, then
 the user's ``storm.yaml`` (``--config FILE``, else ``$STORM_CONF_DIR/storm.yaml``), then the
 command-line options ``-c key=value`` (``Utils.readCommandLineOpts``: the value is parsed as
-JSON, and taken as a plain string where it is not JSON).
+JSON, and taken as a plain string where it is not JSON).  As ``ConfigUtils.readStormConfig``,
+the values given are checked with Storm's validators; the error names where a bad one came from.
 
 Deliberate differences from Storm's defaults, each so that one machine needs no other service:
 
@@ -16,6 +17,8 @@ import os
 
 import yaml
 
+from .clojure_port.conf import validate_topology_conf
+from .generated.storm.ttypes import InvalidTopologyException
 from .storm_defaults import STORM_DEFAULTS
 from .storm_defaults_2x import STORM_DEFAULTS_2X
 
@@ -108,22 +111,44 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     """Return the effective configuration: defaults (or ``base``), storm.yaml, then options.
 
     :param options: ``key=value`` strings as given to ``-c``.
-    :raises ConfigError: for an unreadable file or a malformed option.
+    :raises ConfigError: for an unreadable file, a malformed option, or a value of a type
+        Storm's validators refuse (:func:`check_values`).
     """
     user = {}
+    origin = {}  # key -> where its value was given, for the error messages
     path = storm_yaml_path(config_file, environ)
     if path is not None:
         user.update(read_yaml_file(path))
+        origin.update(dict.fromkeys(user, path))
     for option in options:
         key, value = parse_command_line_opt(option)
         user[key] = value
+        origin[key] = "-c " + option
+    compat = user.get("pynimbus.storm.compat", PYNIMBUS_DEFAULTS["pynimbus.storm.compat"])
+    check_values(user, origin, compat)
     if base is None:  # the generation chosen decides which Storm defaults apply
-        conf = default_config(user.get("pynimbus.storm.compat",
-                                       PYNIMBUS_DEFAULTS["pynimbus.storm.compat"]))
+        conf = default_config(compat)
     else:
         conf = dict(base)
     conf.update(user)
     return conf
+
+
+def check_values(user, origin, compat):
+    """Check the user's values with Storm's validators, as ``ConfigUtils.readStormConfig``
+    runs ``ConfigValidation.validateFields`` on a daemon's conf (1.2.4: every key of
+    ``Config``; 2.8.8: those of ``Config``, not yet ``DaemonConfig``'s).
+
+    :param origin: key -> where it was given (a file, ``-c key=value``), named in the error.
+    :raises ConfigError: naming the source, the key and the type Storm expects.
+    """
+    for key, value in user.items():
+        try:
+            validate_topology_conf({key: value}, compat)
+        except (InvalidTopologyException, TypeError) as e:
+            raise ConfigError("%s: %s cannot be %s: %s" % (
+                origin.get(key, "the configuration"), key, json.dumps(value, default=str),
+                getattr(e, "msg", None) or e))
 
 
 def embedded_state_dir(conf):

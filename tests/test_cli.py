@@ -4,6 +4,7 @@ Each daemon here is a real ``pynimbus dev`` subprocess on 127.0.0.1 with its own
 ``storm.local.dir``; what is checked is what it writes to stderr.
 """
 
+import logging
 import signal
 import subprocess
 
@@ -105,3 +106,41 @@ def test_sigterm_again_while_stopping_logs_no_critical_traceback(tmp_path):
         "\n".join(lines)
     # a signal during the interpreter's own teardown (after the reactor) still ends it at once
     assert status in (0, -signal.SIGTERM)
+
+
+def _storm_yaml_log(caplog, config_file=None, environ=None):
+    from pynimbus import cli
+    with caplog.at_level(logging.INFO, logger="pynimbus"):
+        cli.log_storm_yaml(config_file, environ={} if environ is None else environ)
+    return [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
+def test_the_log_names_the_storm_yaml_given_with_config(tmp_path, caplog):
+    """--config FILE: the log names the file read, even with a stale $STORM_CONF_DIR."""
+    yaml_file = tmp_path / "mine.yaml"
+    yaml_file.write_text("{}\n")
+    [(level, message)] = _storm_yaml_log(caplog, str(yaml_file),
+                                         {"STORM_CONF_DIR": str(tmp_path / "gone")})
+    assert level == "INFO" and str(yaml_file) in message
+
+
+def test_the_log_names_the_storm_yaml_found_in_storm_conf_dir(tmp_path, caplog):
+    """$STORM_CONF_DIR/storm.yaml: the log names it."""
+    (tmp_path / "storm.yaml").write_text("{}\n")
+    [(level, message)] = _storm_yaml_log(caplog, environ={"STORM_CONF_DIR": str(tmp_path)})
+    assert level == "INFO" and str(tmp_path / "storm.yaml") in message
+
+
+def test_a_storm_conf_dir_that_does_not_exist_is_a_warning(tmp_path, caplog):
+    """$STORM_CONF_DIR naming no directory: a WARNING says so and that no storm.yaml was read."""
+    missing = tmp_path / "no-such-dir"
+    [(level, message)] = _storm_yaml_log(caplog, environ={"STORM_CONF_DIR": str(missing)})
+    assert level == "WARNING" and str(missing) in message and "does not exist" in message
+
+
+@pytest.mark.parametrize("with_dir", [False, True])
+def test_the_log_says_when_no_storm_yaml_was_read(tmp_path, caplog, with_dir):
+    """No --config and no storm.yaml in $STORM_CONF_DIR (or none set): the log says so."""
+    environ = {"STORM_CONF_DIR": str(tmp_path)} if with_dir else {}
+    [(level, message)] = _storm_yaml_log(caplog, environ=environ)
+    assert level == "INFO" and "no storm.yaml" in message.lower()

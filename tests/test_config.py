@@ -1,11 +1,17 @@
 """Configuration is read as Storm reads it: defaults, storm.yaml, then -c options."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from pynimbus import cli
 from pynimbus.config import (
     ConfigError, default_config, embedded_state_dir, parse_command_line_opt, read_storm_config,
     storm_yaml_path, uses_zookeeper)
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_defaults_carry_storms_values():
@@ -100,3 +106,62 @@ def test_version_and_help(capsys):
         with pytest.raises(SystemExit):
             parser.parse_args([command, "--help"])
         assert "--config" in capsys.readouterr().out
+
+
+def test_version_names_both_storm_generations(capsys):
+    """--version names the Storm 1.2.4 and 2.8.8 generations pynimbus follows."""
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["--version"])
+    out = capsys.readouterr().out
+    assert "1.2.4" in out and "2.8.8" in out
+
+
+@pytest.mark.parametrize("option, key, expected_type", [
+    ("nimbus.thrift.port=abc", "nimbus.thrift.port", "Integer"),
+    ("nimbus.monitor.freq.secs=0.5", "nimbus.monitor.freq.secs", "Integer"),
+    ("storm.zookeeper.servers=zk1", "storm.zookeeper.servers", "Iterable"),
+    ("nimbus.thrift.max_buffer_size=-1", "nimbus.thrift.max_buffer_size", "Positive Number"),
+])
+def test_a_bad_option_value_names_the_key_and_the_expected_type(option, key, expected_type):
+    """-c key=value with a value Storm's validators refuse is a ConfigError naming the option,
+    the key and the type Storm expects."""
+    with pytest.raises(ConfigError) as refused:
+        read_storm_config(options=[option], environ={})
+    message = str(refused.value)
+    assert "-c " + option in message and key in message and expected_type in message, message
+
+
+def test_a_bad_storm_yaml_value_names_the_file_and_the_key(tmp_path):
+    """A storm.yaml value of the wrong type is a ConfigError naming the file and the key."""
+    yaml_file = tmp_path / "storm.yaml"
+    yaml_file.write_text("nimbus.seeds: localhost\n")
+    with pytest.raises(ConfigError) as refused:
+        read_storm_config(str(yaml_file), environ={})
+    message = str(refused.value)
+    assert str(yaml_file) in message and "nimbus.seeds" in message, message
+
+
+def test_a_bad_option_value_is_refused_in_2x_mode_too():
+    """In 2.x mode the values are checked with Storm 2.8.8's validators."""
+    with pytest.raises(ConfigError, match="topology.workers.*Integer"):
+        read_storm_config(options=["pynimbus.storm.compat=2.x", "topology.workers=two"],
+                          environ={})
+
+
+@pytest.mark.parametrize("compat", ["1.x", "2.x"])
+def test_the_defaults_pass_storms_validators(compat):
+    """Every default of either generation passes, as an option, the check a value gets."""
+    from pynimbus.config import check_values
+    check_values(default_config(compat), {}, compat)
+
+
+def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
+    """`pynimbus dev -c nimbus.thrift.port=abc` exits 2 before starting, saying why."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pynimbus.cli", "dev", "-c", "nimbus.thrift.port=abc",
+         "-c", "storm.local.dir=%s" % tmp_path], cwd=str(tmp_path), stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, PYTHONPATH=REPO_ROOT))
+    assert done.returncode == 2, done.stderr
+    assert "nimbus.thrift.port" in done.stderr and "Integer" in done.stderr, done.stderr
+    assert not (tmp_path / "logs").exists()  # refused before anything was set up
