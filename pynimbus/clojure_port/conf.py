@@ -25,7 +25,8 @@ import re
 from pynimbus.clojure_port.java_hash_map import (  # noqa: F401  (re-exported for old callers)
     JavaHashMap, java_hashmap_order, thrift_map_order)
 from pynimbus.clojure_port.java_hash_map import string_hash as java_string_hash  # noqa: F401
-from pynimbus.clojure_port.java_order import clojure_map_order, clojure_set_order  # noqa: F401
+from pynimbus.clojure_port.java_order import (  # noqa: F401
+    clojure_hasheq, clojure_map_order, clojure_set_order)
 from pynimbus.generated.storm.ttypes import InvalidTopologyException
 
 COMPAT_KEY = "pynimbus.storm.compat"
@@ -836,14 +837,33 @@ def _component_common_1x(topology, component_id):
 
 
 def _components_in_java_order(topology):
-    """``StormCommon.allComponents(topology).values()`` order (2.8.8)."""
-    m = JavaHashMap()
+    """``StormCommon.allComponents(topology)`` as ``(id, component)`` in its order (2.8.8)."""
     bolts = topology.bolts or {}
     m = JavaHashMap(items=[(k, bolts[k]) for k in thrift_map_order(bolts)])
     for mapping in (topology.spouts, topology.state_spouts):
         mapping = mapping or {}
         m.put_all([(k, mapping[k]) for k in thrift_map_order(mapping)])
-    return [v for _, v in m.items()]
+    return m.items()
+
+
+def _kryo_list_2x(value, key, where):
+    """A kryo value as 2.8.8 normalizeConf casts it: a ``List`` of class names (decorators),
+    or of class names and maps of class name to serializer (registrations); None is empty.
+
+    :raises InvalidTopologyException: for anything else (deliberate difference: 2.8.8 fails
+        with a ClassCastException, an INTERNAL_ERROR).
+    """
+    if value is None:
+        return []
+    # Decorators are added to a Set unchecked; a registration is cast to String unless a Map.
+    entries_ok = isinstance(value, list) and (key != TOPOLOGY_KRYO_REGISTER or all(
+        isinstance(e, (str, dict)) for e in value))
+    if not entries_ok:
+        raise InvalidTopologyException(
+            msg="%s of %s must be a list of class names%s, not %s" % (
+                key, where, " (or of maps of class name to serializer)"
+                if key == TOPOLOGY_KRYO_REGISTER else "", to_json(value)))
+    return value
 
 
 def _json_conf_of(common, compat):
@@ -874,27 +894,73 @@ def _clojure_truthy(value):
     return value is not None and value is not False
 
 
+class _Char(str):
+    """A ``java.lang.Character``: what Clojure's ``seq`` makes of each character of a string."""
+
+
+def _clojure_hasheq(key):
+    """Clojure ``hasheq`` of a kryo registration key (a Character hashes to its code)."""
+    return ord(key) if isinstance(key, _Char) else clojure_hasheq(key)
+
+
+def _kryo_seq_1x(value, key, where):
+    """Port of Clojure's ``seq`` as 1.2.4's normalize-conf ``mapcat``s a kryo value: nil is
+    empty, a list itself, a string its characters, a map its entries.
+
+    :raises InvalidTopologyException: for a number or a boolean, which has no ``seq``
+        (deliberate difference: Storm fails with an IllegalArgumentException, an
+        INTERNAL_ERROR).
+    """
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        return [_Char(c) for c in value]
+    if isinstance(value, dict):
+        return [_MapEntry(k, v) for k, v in value.items()]
+    raise InvalidTopologyException(
+        msg="%s of %s must be a list of class names (or of maps of class name to serializer), "
+            "not %s" % (key, where, java_str(value, "1.x")))
+
+
+def _kryo_register_key_1x(entry):
+    """What a registration that is not a map becomes as a key of the registration map once
+    Storm writes it as JSON: ``String.valueOf`` (a vector prints as Clojure prints it)."""
+    return entry if entry is None or isinstance(entry, str) else java_str(entry, "1.x")
+
+
 def _normalize_conf_1x(nimbus_conf, topology_conf, topology):
-    confs = [_json_conf_of(_component_common_1x(topology, cid), "1.x")
-             for cid in _component_ids_1x(topology)]
+    component_ids = _component_ids_1x(topology)
+    confs = [_json_conf_of(_component_common_1x(topology, cid), "1.x") for cid in component_ids]
 
     def merged_values(key):
         values = []
-        for c in confs:
-            values.extend(_as_list((c or {}).get(key), key))
+        for cid, c in zip(component_ids, confs):
+            values.extend(_kryo_seq_1x((c or {}).get(key), key, "component %s" % cid))
         own = topology_conf.get(key)
-        values.extend(_as_list(own if _clojure_truthy(own) else nimbus_conf.get(key), key))
+        values.extend(_kryo_seq_1x(own if _clojure_truthy(own) else nimbus_conf.get(key), key,
+                                   "the topology conf"))
         return values
 
     decorators = list(dict.fromkeys(merged_values(TOPOLOGY_KRYO_DECORATORS)))
+    if any(isinstance(d, _Char) for d in decorators):
+        # Deliberate difference: 1.2.4 writes the characters of a string unquoted, a conf
+        # no JSON parser reads back, and fails with an INTERNAL_ERROR.
+        raise InvalidTopologyException(
+            msg="%s must be a list of class names in every component conf, not a string"
+                % TOPOLOGY_KRYO_DECORATORS)
+    decorators = [list(d) if isinstance(d, _MapEntry) else d for d in decorators]
     register = None
     for entry in merged_values(TOPOLOGY_KRYO_REGISTER):
-        pairs = as_read_by(entry, "1.x").items() if isinstance(entry, dict) else [(entry, None)]
+        pairs = (as_read_by(entry, "1.x").items() if isinstance(entry, dict)
+                 else [(_kryo_register_key_1x(entry), None)])
         register = {} if register is None else register
         for k, v in pairs:
             register[k] = v
     if register is not None:
-        register = {k: register[k] for k in clojure_map_order(register)}
+        register = {str(k) if isinstance(k, _Char) else k: register[k]
+                    for k in clojure_map_order(register, _clojure_hasheq)}
     total = dict(nimbus_conf)
     total.update(topology_conf)
     ret = dict(topology_conf)
@@ -928,20 +994,21 @@ def _normalize_conf_2x(nimbus_conf, topology_conf, topology):
     decorators = JavaHashMap()
     serializers = JavaHashMap()
 
-    def add(decorator_list, register_list):
-        for d in _as_list(decorator_list, TOPOLOGY_KRYO_DECORATORS):
+    def add(decorator_list, register_list, where):
+        for d in _kryo_list_2x(decorator_list, TOPOLOGY_KRYO_DECORATORS, where):
             decorators.put(d, None)
-        for entry in _as_list(register_list, TOPOLOGY_KRYO_REGISTER):
+        for entry in _kryo_list_2x(register_list, TOPOLOGY_KRYO_REGISTER, where):
             if isinstance(entry, dict):
                 serializers.put_all(as_read_by(entry, "2.x"))
             else:
                 serializers.put(entry, None)
 
-    for component in _components_in_java_order(topology):
+    for component_id, component in _components_in_java_order(topology):
         c = _json_conf_of(component.common, "2.x") or {}
-        add(c.get(TOPOLOGY_KRYO_DECORATORS), c.get(TOPOLOGY_KRYO_REGISTER))
+        add(c.get(TOPOLOGY_KRYO_DECORATORS), c.get(TOPOLOGY_KRYO_REGISTER),
+            "component %s" % component_id)
     add(topo.get(TOPOLOGY_KRYO_DECORATORS, conf.get(TOPOLOGY_KRYO_DECORATORS)),
-        topo.get(TOPOLOGY_KRYO_REGISTER, conf.get(TOPOLOGY_KRYO_REGISTER)))
+        topo.get(TOPOLOGY_KRYO_REGISTER, conf.get(TOPOLOGY_KRYO_REGISTER)), "the topology conf")
     merged = dict(conf)
     merged.update(topo)
     ret = dict(topo)

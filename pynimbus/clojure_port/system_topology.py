@@ -17,9 +17,11 @@ workers' generation exactly:
 Every public step returns a new topology and never changes its argument.  The objects of the
 added components are placeholders (:mod:`pynimbus.clojure_port.java_serialized`).
 
-Where Storm reports the first of several problems, "first" follows the Java iteration order of
-the topology's maps, modelled as that of a freshly decoded Thrift map
-(:func:`pynimbus.clojure_port.conf.thrift_map_order`).
+Where Storm reports the first of several problems, "first" follows the iteration order of the
+maps Storm walks, modelled from the topology as submitted (:func:`submitted_map_order`): the
+Thrift decoder's ``HashMap``, the ``deepCopy`` of nimbus's normalize-topology (which
+validate-basic walks), the ``deepCopy`` of system-topology and the components it puts
+(which validate-structure walks, merged as each generation's ``all-components`` merges).
 """
 
 import copy
@@ -28,7 +30,10 @@ from pynimbus.clojure_port import java_serialized
 from pynimbus.clojure_port.conf import (
     TOPOLOGY_ACKER_EXECUTORS, TOPOLOGY_EVENTLOGGER_EXECUTORS, TOPOLOGY_TASKS, TOPOLOGY_WORKERS,
     JavaHashMap, as_read_by, clojure_map_order, clojure_set_order, compat_of, get_int,
-    parse_component_json, require_int, thrift_map_order, to_json)
+    parse_component_json, require_int, to_json)
+from pynimbus.clojure_port.java_hash_map import int32, java_hash, string_hash
+from pynimbus.clojure_port.java_order import (
+    ARRAY_MAP_MAX_PERSISTENT, ARRAY_MAP_MAX_TRANSIENT, clojure_hasheq_vector)
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
     NullStruct, StreamInfo)
@@ -73,18 +78,121 @@ def all_components(topology):
     return ret
 
 
-def _java_component_order(topology, compat):
-    """Ids of :func:`all_components` in the order Storm iterates that map."""
-    maps = [topology.bolts or {}, topology.spouts or {}, topology.state_spouts or {}]
+# How many Thrift ``deepCopy``s a map of the submitted topology has been through when Storm
+# walks it: nimbus's normalize-topology copies the topology (validate-basic walks that copy),
+# and system-topology copies it again before putting its own components.
+NORMALIZED_COPIES = 1
+SYSTEM_COPIES = 2
+
+
+def global_stream_id_hash(stream):
+    """Port of the generated ``GlobalStreamId.hashCode`` (both generations' Thrift)."""
+    h = 1
+    for part in (stream.componentId, stream.streamId):
+        h = int32(h * 8191 + (131071 if part is not None else 524287))
+        if part is not None:
+            h = int32(h * 8191 + string_hash(part))
+    return h
+
+
+def _map_copies_order(keys, capacities, key_hash=java_hash):
+    for capacity in capacities:
+        m = JavaHashMap(initial_capacity=capacity, key_hash=key_hash)
+        m.put_each((k, None) for k in keys)
+        keys = m.keys()
+    return keys
+
+
+def submitted_map_order(mapping, copies, key_hash=java_hash):
+    """The key order in which Storm walks a map of the submitted topology after ``copies``
+    ``deepCopy``s: the Thrift decoder fills ``new HashMap<>(2 * size)`` in wire order (which
+    the dict keeps), and each generated ``deepCopy`` fills ``new HashMap<>(size)`` in the
+    order of the map it copies."""
+    keys = list(mapping or {})
+    return _map_copies_order(keys, [2 * len(keys)] + [len(keys)] * copies, key_hash)
+
+
+def _added_bolts_put_order(added, compat):
+    """The components system-topology puts, in put order: the dict's, except that 2.8.8 puts
+    the metrics consumers in the order of the ``HashMap`` holding them."""
+    if compat != "2.x":
+        return added
+    prefix = METRICS_COMPONENT_ID_PREFIX["2.x"]
+    consumers = [cid for cid in added if cid.startswith(prefix)]
+    ordered = iter(JavaHashMap(items=[(cid, None) for cid in consumers]).keys())
+    return [next(ordered) if cid.startswith(prefix) else cid for cid in added]
+
+
+def _component_order(maps, compat):
+    """Ids of ``all-components`` of ``maps`` (bolts, spouts, state spouts: each an id order),
+    in the order Storm walks it: 2.8.8 ``new HashMap<>(bolts)`` then ``putAll`` of the
+    others; 1.2.4 ``(apply merge {} ...)``, persistent ``assoc``s into an array map (up to 9
+    entries, later ids keeping an earlier one's place), a hash map beyond."""
     if compat == "2.x":
-        merged = JavaHashMap(items=[(k, None) for k in thrift_map_order(maps[0])])
-        for mapping in maps[1:]:
-            merged.put_all([(k, None) for k in thrift_map_order(mapping)])
+        merged = JavaHashMap(items=[(k, None) for k in maps[0]])
+        for order in maps[1:]:
+            merged.put_all([(k, None) for k in order])
         return merged.keys()
     ids = []
-    for mapping in maps:
-        ids.extend(thrift_map_order(mapping))
-    return clojure_map_order(dict.fromkeys(ids))
+    for order in maps:
+        ids.extend(order)
+    return clojure_map_order(ids, array_map_max=ARRAY_MAP_MAX_PERSISTENT)
+
+
+def _normalized_component_order(topology, compat):
+    """The order validate-basic walks ``all-components`` of the normalized topology."""
+    return _component_order(
+        [submitted_map_order(m, NORMALIZED_COPIES)
+         for m in (topology.bolts, topology.spouts, topology.state_spouts)], compat)
+
+
+def _system_bolt_order(system):
+    """The order of the system topology's bolts: the user's (put in the order of their first
+    copy into ``new HashMap<>(size)``), then the system components Storm put."""
+    bolts = system.bolts or {}
+    user = [cid for cid in bolts if not is_system_id(cid)]
+    added = [cid for cid in bolts if is_system_id(cid)]
+    m = JavaHashMap(initial_capacity=len(user))
+    m.put_each((cid, None) for cid in submitted_map_order(dict.fromkeys(user), SYSTEM_COPIES - 1))
+    return m, added
+
+
+def _system_component_order(system, compat):
+    """The order validate-structure walks ``all-components`` of the system topology."""
+    bolts, added = _system_bolt_order(system)
+    bolts.put_each((cid, None) for cid in _added_bolts_put_order(added, compat))
+    return _component_order(
+        [bolts.keys()] + [submitted_map_order(m, SYSTEM_COPIES)
+                          for m in (system.spouts, system.state_spouts)], compat)
+
+
+def _acker_inputs_order_1x(system):
+    """The order of the 1.2.4 ``__acker``'s inputs: ``acker-inputs`` merges one map per spout,
+    then per user bolt (each ``{[id "__ack_ack"] .. [id "__ack_fail"] .. [id
+    "__ack_reset_timeout"] ..}``), ``mk-inputs`` turns that into ``{GlobalStreamId ..}`` (``into``)
+    and ``mk-plain-component-common`` copies it into a ``HashMap``."""
+    spouts = submitted_map_order(system.spouts, SYSTEM_COPIES)
+    bolts = submitted_map_order({cid: None for cid in system.bolts or {}
+                                 if not is_system_id(cid)}, SYSTEM_COPIES)
+    pairs = [(cid, ACKER_INIT_STREAM_ID) for cid in spouts]
+    pairs += [(cid, sid) for cid in bolts for sid in (
+        ACKER_ACK_STREAM_ID, ACKER_FAIL_STREAM_ID, ACKER_RESET_TIMEOUT_STREAM_ID)]
+    merged = clojure_map_order(pairs, clojure_hasheq_vector, ARRAY_MAP_MAX_PERSISTENT)
+    streams = [GlobalStreamId(c, s) for c, s in merged]
+    into = clojure_map_order(
+        streams, lambda g: global_stream_id_hash(g) & 0xFFFFFFFF, ARRAY_MAP_MAX_TRANSIENT)
+    return JavaHashMap(items=[(g, None) for g in into], key_hash=global_stream_id_hash).keys()
+
+
+def _inputs_order(system, cid, compat):
+    """The order validate-structure walks the inputs of component ``cid``."""
+    inputs = all_components(system)[cid].common.inputs or {}
+    if cid == ACKER_COMPONENT_ID and compat != "2.x":
+        order = _acker_inputs_order_1x(system)
+        return [g for g in order if g in inputs] + [g for g in inputs if g not in order]
+    if is_system_id(cid):
+        return list(inputs)  # built by Storm from existing streams: they never fail
+    return submitted_map_order(inputs, SYSTEM_COPIES, global_stream_id_hash)
 
 
 def num_start_executors(component):
@@ -177,12 +285,13 @@ def validate_basic(topology, compat="1.x"):
     stop = "." if compat == "2.x" else ""
     ids = []
     for mapping in (topology.bolts, topology.spouts, topology.state_spouts):
-        order = thrift_map_order(mapping)
+        order = submitted_map_order(mapping, NORMALIZED_COPIES)
         for cid in order:
             if is_system_id(cid):
                 raise _invalid("%s is not a valid component id%s" % (cid, stop))
         for cid in order:
-            for stream_id in thrift_map_order(mapping[cid].common.streams):
+            for stream_id in submitted_map_order(mapping[cid].common.streams,
+                                                 NORMALIZED_COPIES):
                 if is_system_id(stream_id):
                     raise _invalid("%s is not a valid stream id%s" % (stream_id, stop))
         ids.extend(order)
@@ -195,11 +304,11 @@ def validate_basic(topology, compat="1.x"):
         if repeats:
             raise _invalid("Duplicate component ids: [%s]" % ", ".join(repeats))
     for mapping in (topology.spouts, topology.state_spouts):
-        for cid in thrift_map_order(mapping):
+        for cid in mapping or {}:
             if mapping[cid].common.inputs:
                 raise _invalid("May not declare inputs for a spout")
     components = all_components(topology)
-    for cid in _java_component_order(topology, compat):
+    for cid in _normalized_component_order(topology, compat):
         component = components[cid]
         tasks = _component_conf(component, compat).get(TOPOLOGY_TASKS)
         tasks = get_int(tasks, 0) if compat == "2.x" else (0 if tasks is None else tasks)
@@ -443,8 +552,10 @@ def validate_structure(topology, compat="1.x"):
         (``#{"a" "b"}``), 2.x as a Java list after the odd ``+ with`` of its message.
     """
     components = all_components(topology)
-    for cid in _java_component_order(topology, compat):
-        for stream, grouping in (components[cid].common.inputs or {}).items():
+    for cid in _system_component_order(topology, compat):
+        inputs = components[cid].common.inputs or {}
+        for stream in _inputs_order(topology, cid, compat):
+            grouping = inputs[stream]
             source, source_stream = stream.componentId, stream.streamId
             if source not in components:
                 raise _invalid("Component: [%s] subscribes from non-existent component [%s]"
