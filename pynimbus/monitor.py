@@ -106,14 +106,20 @@ class ResourceBook:
         # supervisor id -> [total mem, total cpu, used mem, used cpu]
         self.node_id_to_resources = {}
 
-    def after_round(self, topology_resources, supervisor_resources, worker_resources=None):
+    def after_round(self, topology_resources, supervisor_resources, worker_resources=None,
+                    unplaced=()):
         """``swap! ... merge`` of the topologies' and their workers' figures, ``reset!`` of
-        the supervisors'."""
+        the supervisors'.  The figures of ``unplaced`` topologies (assigned no slot this
+        round) are dropped, so they are computed on demand (no assigned memory), as 1.2.4
+        shows them once it emptied its maps."""
         merged = dict(self.id_to_resources)
         merged.update(topology_resources)
-        self.id_to_resources = merged
         workers = dict(self.id_to_worker_resources)
         workers.update(worker_resources or {})
+        for storm_id in unplaced:
+            merged.pop(storm_id, None)
+            workers.pop(storm_id, None)
+        self.id_to_resources = merged
         self.id_to_worker_resources = workers
         self.node_id_to_resources = dict(supervisor_resources)
 
@@ -365,7 +371,10 @@ class Monitor:
                     slots[storm_id] = used
             booked = port_resources.update_assigned_memory(
                 slots, {storm_id: details.conf for storm_id, details in topologies.items()})
-        self.resources.after_round(booked.topologies, booked.supervisors, booked.workers)
+        unplaced = [storm_id for storm_id, assignment in new_assignments.items()
+                    if not assignment.executor_node_port]
+        self.resources.after_round(booked.topologies, booked.supervisors, booked.workers,
+                                   unplaced)
 
     @defer.inlineCallbacks
     def do_cleanup(self):

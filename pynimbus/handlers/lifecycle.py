@@ -14,6 +14,9 @@ from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus.clojure_port import status
+from pynimbus.clojure_port.executors import java_string_order
+from pynimbus.clojure_port.java_hash_map import thrift_map_order
+from pynimbus.clojure_port.system_topology import is_system_id
 from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import (
     InvalidTopologyException, KillOptions, NotAliveException, RebalanceOptions)
@@ -133,7 +136,10 @@ class TopologyTransitions:
         updates = {}
         if effect.num_executors is not None:
             updates["component_executors"] = effect.num_executors
-        if effect.num_workers is not None:
+        # 2.8.8 updateStorm keeps the old worker count when the new one is 0.
+        keeps_count = self.nimbus.conf.get("pynimbus.storm.compat") == "2.x" and \
+            effect.num_workers == 0
+        if effect.num_workers is not None and not keeps_count:
             updates["num_workers"] = effect.num_workers
         if updates:
             yield self.run_blocking(self.nimbus.state.update_storm, storm_id, updates)
@@ -217,26 +223,67 @@ class LifecycleHandler:
     @defer.inlineCallbacks
     def rebalance(self, name, options):
         """:raises NotAliveException: no topology has that name.
-        :raises InvalidTopologyException: an executor count <= 0 (2.x: or an unknown component).
+        :raises InvalidTopologyException: an executor count <= 0; 2.x: an unknown component,
+            or a negative worker count.
         """
         storm_id = yield self._require_storm_id(name)
         yield self._authorize("rebalance", storm_id, name)
         options = options if options is not None else RebalanceOptions()
         overrides = dict(options.num_executors) if options.num_executors is not None else {}
-        for count in overrides.values():
-            if count <= 0:
-                raise InvalidTopologyException(msg="Number of executors must be greater than 0")
-        if self.compat == "2.x" and overrides:
-            yield self.run_blocking(self._check_components_2x, storm_id, name, overrides)
+        if self.compat == "2.x":
+            if overrides:
+                topology = yield self.run_blocking(
+                    read_storm_topology, self.nimbus.blob_store, storm_id)
+                check_executor_overrides_2x(name, topology, overrides)
+            check_num_workers_2x(options.num_workers)
+        else:
+            check_executor_overrides_1x(overrides)
         yield self.transitions.transition(
             storm_id, status.REBALANCE, (options.wait_secs, options.num_workers, overrides), True)
 
-    def _check_components_2x(self, storm_id, name, overrides):
-        """2.8.8 ``rebalance``: every non-system component named must exist."""
-        topology = read_storm_topology(self.nimbus.blob_store, storm_id)
-        valid = sorted(list(topology.spouts) + list(topology.bolts))
-        for component in overrides:
-            if not component.startswith("__") and component not in valid:
-                raise InvalidTopologyException(
-                    msg="Invalid component %s for topology %s, valid values are %s"
-                    % (component, name, ",".join(valid)))
+
+def _executors_must_be_positive():
+    return InvalidTopologyException(msg="Number of executors must be greater than 0")
+
+
+def check_executor_overrides_1x(overrides):
+    """Port of 1.2.4 ``rebalance``'s check: every executor count must be > 0.  Any component
+    id is accepted (the StormBase keeps an unknown one's count; it never has executors).
+
+    :raises InvalidTopologyException: "Number of executors must be greater than 0".
+    """
+    if any(count <= 0 for count in overrides.values()):
+        raise _executors_must_be_positive()
+
+
+def check_executor_overrides_2x(name, topology, overrides):
+    """Port of 2.8.8 ``rebalance``'s check: entry by entry, in the order of the ``HashMap``
+    Thrift decoded, a component id that is not Storm's (``__``) must be one of the stored
+    topology's spouts and bolts, then its count must be > 0.
+
+    :raises InvalidTopologyException: "Invalid component ... valid values are <ids in Java
+        String order>" or "Number of executors must be greater than 0".
+    """
+    valid = sorted(list(topology.spouts or {}) + list(topology.bolts or {}),
+                   key=java_string_order)
+    for component in thrift_map_order(overrides):
+        if not is_system_id(component) and component not in valid:
+            raise InvalidTopologyException(
+                msg="Invalid component %s for topology %s, valid values are %s"
+                % (component, name, ",".join(valid)))
+        if overrides[component] <= 0:
+            raise _executors_must_be_positive()
+
+
+def check_num_workers_2x(num_workers):
+    """Refuse a negative worker count (2.x).
+
+    Deliberate difference: 2.8.8 stores it and its scheduler then fails on every round,
+    which halts Nimbus (and again after each restart); 0, as in 2.8.8, keeps the count.
+
+    :raises InvalidTopologyException: naming the count.
+    """
+    if num_workers is not None and num_workers < 0:
+        raise InvalidTopologyException(
+            msg="Number of workers must be greater than 0 (or 0 to keep the current count), "
+                "not %d" % num_workers)
