@@ -16,15 +16,15 @@ from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
-from pynimbus.blobstore.keys import validate_dependency_keys
+from pynimbus.blobstore.keys import is_valid_key, master_stormconf_key, validate_dependency_keys
 from pynimbus.clojure_port import conf as port_conf
 from pynimbus.clojure_port import normalize, stats, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.clojure_port.storm_id import make_storm_id
 from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import (
-    AlreadyAliveException, Credentials, InvalidTopologyException, StormBase, SubmitOptions,
-    TopologyInitialStatus, TopologyStatus)
+    AlreadyAliveException, AuthorizationException, Credentials, InvalidTopologyException,
+    StormBase, SubmitOptions, TopologyInitialStatus, TopologyStatus)
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
@@ -121,7 +121,8 @@ class SubmissionHandler:
     def submitTopologyWithOpts(self, name, uploadedJarLocation, jsonConf, topology, options):
         """:raises InvalidTopologyException: a bad name, conf or topology structure.
         :raises AlreadyAliveException: a topology with that name exists.
-        :raises AuthorizationException: the authorizer denies "submitTopology".
+        :raises AuthorizationException: the authorizer denies "submitTopology", or the name
+            cannot start a blob key (:func:`check_topology_blob_keys`).
         :raises TApplicationException: INTERNAL_ERROR when this nimbus is not the leader.
         """
         # Outside the try: a non-leader's refusal is logged once, as the call's refusal (Storm
@@ -187,6 +188,7 @@ class SubmissionHandler:
         system = system_topology.system_topology(total_conf, user_topology, compat)  # validates
         system_topology.validate_topology_size(topology_conf, nimbus_conf, user_topology, compat)
         tasks.validate_num_tasks(system, nimbus_conf)  # before anything grows with the count
+        check_topology_blob_keys(storm_id)
         creds = options.creds.creds if options.creds is not None else None
         return _Prepared(name=name, storm_id=storm_id, jar_path=jar_path,
                          total_conf=total_conf, topology=user_topology,
@@ -285,6 +287,22 @@ class SubmissionHandler:
                 cleanup()
             except Exception:
                 log.exception("while undoing the submission of %s", p.storm_id)
+
+
+def check_topology_blob_keys(storm_id):
+    """The blob keys of a new topology start with its name, which may hold characters no blob
+    key may (``@``, ``,``, a snowman ...): refuse such a name before anything is written.
+
+    1.2.4 fails creating its first blob, the conf's, with this AuthorizationException (after
+    writing the topology's credentials); 2.8.8 fails there with an IllegalArgumentException,
+    an INTERNAL_ERROR.  Deliberate difference (2.x): the AuthorizationException, so the client
+    learns which key is invalid.
+
+    :raises AuthorizationException: "<id>-stormconf.ser does not appear to be a valid blob key".
+    """
+    conf_key = master_stormconf_key(storm_id)
+    if not is_valid_key(conf_key):
+        raise AuthorizationException(msg="%s does not appear to be a valid blob key" % conf_key)
 
 
 class _Prepared:
