@@ -285,16 +285,20 @@ def validate_basic(topology, compat="1.x"):
     stop = "." if compat == "2.x" else ""
     ids = []
     for mapping in (topology.bolts, topology.spouts, topology.state_spouts):
-        order = submitted_map_order(mapping, NORMALIZED_COPIES)
-        for cid in order:
-            if is_system_id(cid):
-                raise _invalid("%s is not a valid component id%s" % (cid, stop))
-        for cid in order:
-            for stream_id in submitted_map_order(mapping[cid].common.streams,
-                                                 NORMALIZED_COPIES):
-                if is_system_id(stream_id):
-                    raise _invalid("%s is not a valid stream id%s" % (stream_id, stop))
-        ids.extend(order)
+        order = list(mapping or {})
+        if any(is_system_id(cid) for cid in order):  # the walk's order matters only then
+            order = submitted_map_order(mapping, NORMALIZED_COPIES)
+            raise _invalid("%s is not a valid component id%s"
+                           % (next(cid for cid in order if is_system_id(cid)), stop))
+        with_system_streams = [cid for cid in order if any(
+            is_system_id(stream_id) for stream_id in mapping[cid].common.streams or {})]
+        if with_system_streams:
+            cid = next(cid for cid in submitted_map_order(mapping, NORMALIZED_COPIES)
+                       if cid in with_system_streams)
+            stream_id = next(stream_id for stream_id in submitted_map_order(
+                mapping[cid].common.streams, NORMALIZED_COPIES) if is_system_id(stream_id))
+            raise _invalid("%s is not a valid stream id%s" % (stream_id, stop))
+        ids.extend(submitted_map_order(mapping, NORMALIZED_COPIES) if compat == "2.x" else ())
     if compat == "2.x":
         seen, repeats = set(), []
         for cid in ids:
@@ -307,14 +311,19 @@ def validate_basic(topology, compat="1.x"):
         for cid in mapping or {}:
             if mapping[cid].common.inputs:
                 raise _invalid("May not declare inputs for a spout")
-    components = all_components(topology)
-    for cid in _normalized_component_order(topology, compat):
-        component = components[cid]
-        tasks = _component_conf(component, compat).get(TOPOLOGY_TASKS)
-        tasks = get_int(tasks, 0) if compat == "2.x" else (0 if tasks is None else tasks)
-        if tasks > 0 and num_start_executors(component) <= 0:
-            raise _invalid("Number of executors must be greater than 0 when number of tasks is "
-                           "greater than 0")
+    problems = {}  # component id -> what it raises: the first in Storm's walk is raised
+    for cid, component in all_components(topology).items():
+        try:
+            tasks = _component_conf(component, compat).get(TOPOLOGY_TASKS)
+            tasks = get_int(tasks, 0) if compat == "2.x" else (0 if tasks is None else tasks)
+            if tasks > 0 and num_start_executors(component) <= 0:
+                problems[cid] = _invalid("Number of executors must be greater than 0 when "
+                                         "number of tasks is greater than 0")
+        except ValueError as e:
+            problems[cid] = e
+    if problems:
+        raise problems[next(cid for cid in _normalized_component_order(topology, compat)
+                            if cid in problems)]
 
 
 # -- the added components -------------------------------------------------------------------
@@ -547,42 +556,58 @@ def validate_structure(topology, compat="1.x"):
 
     Every input must name an existing component and one of its streams; a fields grouping's
     fields must be output fields of that stream (1.x) / of any stream of the source (2.x).
+    Where several inputs fail, the first in Storm's walk is reported (the orders are only
+    worked out then).
 
     :raises InvalidTopologyException: 1.x lists missing fields as a Clojure set
         (``#{"a" "b"}``), 2.x as a Java list after the odd ``+ with`` of its message.
     """
     components = all_components(topology)
+    failing = {cid for cid, component in components.items()
+               if any(_input_error(components, cid, stream, grouping, compat)
+                      for stream, grouping in (component.common.inputs or {}).items())}
+    if not failing:
+        return
     for cid in _system_component_order(topology, compat):
-        inputs = components[cid].common.inputs or {}
+        if cid not in failing:
+            continue
+        inputs = components[cid].common.inputs
         for stream in _inputs_order(topology, cid, compat):
-            grouping = inputs[stream]
-            source, source_stream = stream.componentId, stream.streamId
-            if source not in components:
-                raise _invalid("Component: [%s] subscribes from non-existent component [%s]"
-                               % (cid, source))
-            streams = components[source].common.streams or {}
-            if source_stream not in streams:
-                raise _invalid("Component: [%s] subscribes from non-existent stream: [%s] of "
-                               "component [%s]" % (cid, source_stream, source))
-            if grouping.fields is None:
-                continue
-            if compat == "2.x":
-                known = set()
-                for info in streams.values():
-                    known.update(info.output_fields or [])
-                missing = [f for f in grouping.fields if f not in known]
-                if missing:
-                    raise _invalid("Component: [%s] subscribes from stream: [%s] of component "
-                                   "[%s] + with non-existent fields: [%s]"
-                                   % (cid, source_stream, source, ", ".join(missing)))
-            else:
-                known = set(streams[source_stream].output_fields or [])
-                missing = [f for f in clojure_set_order(grouping.fields) if f not in known]
-                if missing:
-                    raise _invalid("Component: [%s] subscribes from stream: [%s] of component "
-                                   "[%s] with non-existent fields: #{%s}"
-                                   % (cid, source_stream, source,
-                                      " ".join('"%s"' % f for f in missing)))
+            error = _input_error(components, cid, stream, inputs[stream], compat)
+            if error:
+                raise _invalid(error)
+
+
+def _input_error(components, cid, stream, grouping, compat):
+    """What is wrong with the input ``stream`` of component ``cid`` (None if nothing)."""
+    source, source_stream = stream.componentId, stream.streamId
+    if source not in components:
+        return "Component: [%s] subscribes from non-existent component [%s]" % (cid, source)
+    streams = components[source].common.streams or {}
+    if source_stream not in streams:
+        return ("Component: [%s] subscribes from non-existent stream: [%s] of component [%s]"
+                % (cid, source_stream, source))
+    if grouping.fields is None:
+        return None
+    if compat == "2.x":
+        known = set()
+        for info in streams.values():
+            known.update(info.output_fields or [])
+        missing = [f for f in grouping.fields if f not in known]
+        if missing:
+            return ("Component: [%s] subscribes from stream: [%s] of component [%s] + with "
+                    "non-existent fields: [%s]"
+                    % (cid, source_stream, source, ", ".join(missing)))
+        return None
+    known = set(streams[source_stream].output_fields or [])
+    if all(f in known for f in grouping.fields):
+        return None
+    missing = [f for f in clojure_set_order(grouping.fields) if f not in known]
+    if missing:
+        return ("Component: [%s] subscribes from stream: [%s] of component [%s] with "
+                "non-existent fields: #{%s}"
+                % (cid, source_stream, source, " ".join('"%s"' % f for f in missing)))
+    return None
 
 
 # -- system-topology! -----------------------------------------------------------------------
