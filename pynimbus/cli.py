@@ -104,15 +104,17 @@ def log_storm_yaml(config_file, environ=None):
                  conf_dir)
 
 
-def run_nimbus(conf):
-    """Run a NimbusDaemon on the global reactor until SIGINT/SIGTERM; return an exit code."""
+def run_nimbus(conf, dev=False):
+    """Run a NimbusDaemon (``dev``: a DevNimbusDaemon) on the global reactor until
+    SIGINT/SIGTERM; return an exit code."""
     from twisted.internet import reactor
     from twisted.python import log as twisted_log
 
+    from pynimbus.dev_nimbus import DevNimbusDaemon
     from pynimbus.nimbus import NimbusDaemon
 
     twisted_log.PythonLoggingObserver(loggerName="twisted").start()
-    daemon = NimbusDaemon(conf, reactor)
+    daemon = (DevNimbusDaemon if dev else NimbusDaemon)(conf, reactor)
     outcome = {"code": 0}
 
     def failed(failure):
@@ -175,7 +177,7 @@ def main(argv=None):
     path = setup_logging(conf, args.log_level)
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
     log_storm_yaml(args.config)
-    return run_nimbus(conf)
+    return run_nimbus(conf, dev=args.command == "dev")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from thrift.Thrift import TApplicationException
 
 from nimbus_process import NimbusProcess, RawClient, RemoteError
 
-from pynimbus.generated.storm.ttypes import StormBase, StormTopology, TopologyStatus
+from test_nimbus_daemon import two_nimbuses  # noqa: F401  (a fixture: one store, two nimbuses)
+from test_nimbus_scenarios import Cluster, spout, topology
 
 
 def _call(proc, method, **kwargs):
@@ -26,43 +27,15 @@ def _log_lines(proc):
         return f.read().splitlines()
 
 
-@pytest.fixture
-def leader_and_follower(tmp_path):
-    """Two `pynimbus dev` processes on one embedded store: the first leads, the second not."""
-    options = ["pynimbus.embedded.state.dir=%s" % (tmp_path / "shared-state")]
-    procs = []
-    try:
-        for name in ("leader", "follower"):
-            local = tmp_path / name
-            local.mkdir()
-            proc = NimbusProcess(local, options=options)
-            proc.start(timeout=30)
-            procs.append(proc)
-        yield procs
-    finally:
-        for proc in procs:
-            proc.kill()
-
-
-def test_a_non_leader_refusal_logs_one_warning_line_without_traceback(leader_and_follower,
-                                                                      tmp_path):
+def test_a_non_leader_refusal_logs_one_warning_line_without_traceback(two_nimbuses):
     """submitTopology and killTopology on a non-leader each log one WARN line naming the call
     and the leader, and no ERROR or traceback; the client still gets INTERNAL_ERROR."""
-    from pynimbus.cluster import make_cluster_state
-    from pynimbus.config import read_storm_config
-    leader, follower = leader_and_follower
-    state = make_cluster_state(read_storm_config(
-        options=["pynimbus.embedded.state.dir=%s" % (tmp_path / "shared-state"),
-                 "storm.local.dir=%s" % (tmp_path / "reader")], environ={}))
-    try:
-        state.activate_storm("alive-1-1700000000", StormBase(
-            name="alive", status=TopologyStatus.ACTIVE, num_workers=1,
-            launch_time_secs=1700000000))
-    finally:
-        state.close()
+    leader, follower = two_nimbuses
+    _call(leader, "submitTopology", name="alive", uploadedJarLocation="", jsonConf="{}",
+          topology=topology({"1": spout(1)}))
     refusals = [
-        ("submitTopology", dict(name="fresh", uploadedJarLocation="nowhere", jsonConf="{}",
-                                topology=StormTopology(spouts={}, bolts={}, state_spouts={}))),
+        ("submitTopology", dict(name="fresh", uploadedJarLocation="", jsonConf="{}",
+                                topology=topology({"1": spout(1)}))),
         ("killTopology", dict(name="alive")),
     ]
     for method, kwargs in refusals:
@@ -144,3 +117,58 @@ def test_the_log_says_when_no_storm_yaml_was_read(tmp_path, caplog, with_dir):
     environ = {"STORM_CONF_DIR": str(tmp_path)} if with_dir else {}
     [(level, message)] = _storm_yaml_log(caplog, environ=environ)
     assert level == "INFO" and "no storm.yaml" in message.lower()
+
+
+NO_SUPERVISOR = "No supervisor is registered"
+
+
+def test_dev_says_nothing_will_run_while_no_supervisor_is_registered(tmp_path, monkeypatch):
+    """`pynimbus dev` warns at start and at each submission while no supervisor is registered
+    that nothing will run the topology and how to get a supervisor, and stops once one is; its
+    log also names the storm.yaml it read."""
+    conf_dir = tmp_path / "conf"
+    conf_dir.mkdir()
+    (conf_dir / "storm.yaml").write_text("topology.workers: 1\n")
+    monkeypatch.setenv("STORM_CONF_DIR", str(conf_dir))
+    cluster = Cluster(tmp_path, supervisors=0)
+    try:
+        def notices():
+            return [line for line in _log_lines(cluster.process) if NO_SUPERVISOR in line]
+
+        [at_start] = notices()
+        cluster.submit("lonely", {}, topology({"1": spout(1)}))
+        cluster.wait_for(lambda: len(notices()) == 2, "the notice after the submission")
+        notice = notices()[-1]
+        for fact in (" WARNING ", "nothing will run", "embedded store", "storm supervisor",
+                     "storm.zookeeper.servers", "nimbus.seeds"):
+            assert fact in notice, notice
+
+        cluster.add_supervisor(2)
+        cluster.submit("served", {}, topology({"1": spout(1)}))
+        # the supervisors are read for the notice before the round that assigns "served" is
+        # requested, and a call answered after that round is answered after the notice's turn
+        cluster.assignment("served")
+        cluster.call("getClusterInfo")
+        assert len(notices()) == 2, "\n".join(_log_lines(cluster.process))
+        assert any("Read storm.yaml from %s" % (conf_dir / "storm.yaml") in line
+                   for line in _log_lines(cluster.process))
+    finally:
+        cluster.close()
+
+
+def test_the_notice_names_the_zookeeper_a_supervisor_must_join():
+    """With ZooKeeper configured, the notice gives the storm.yaml settings a supervisor needs
+    to join this nimbus: its ZooKeeper servers, port and root, and this nimbus's host and port."""
+    from pynimbus.config import default_config
+    from pynimbus.dev_nimbus import no_supervisor_message
+    conf = dict(default_config("2.x"), **{
+        "storm.zookeeper.servers": ["zk1", "zk2"], "storm.zookeeper.port": 2182,
+        "storm.zookeeper.root": "/dev-storm", "storm.local.hostname": "localhost",
+        "nimbus.thrift.port": 7000})
+    message = no_supervisor_message(conf)
+    for fact in ("nothing will run", "Storm 2.8.8's `storm supervisor`",
+                 'storm.zookeeper.servers: ["zk1", "zk2"]', "storm.zookeeper.port: 2182",
+                 'storm.zookeeper.root: "/dev-storm"', 'nimbus.seeds: ["localhost"]',
+                 "nimbus.thrift.port: 7000"):
+        assert fact in message, message
+    assert "embedded" not in message
