@@ -3,7 +3,13 @@
 ``pynimbus [--config FILE] [-c key=value ...] nimbus`` runs Nimbus with the configuration read
 as Storm reads it (:mod:`pynimbus.config`).  ``pynimbus dev`` runs the same Nimbus for one
 machine: the embedded cluster-state store, loopback only, host name ``localhost`` (the default
-``nimbus.seeds`` of the stock ``storm`` client), ready for a supervisor on the same host.
+``nimbus.seeds`` of the stock ``storm`` client).  Storm supervisors need ZooKeeper, so one joins
+a dev nimbus on the same host only once ``storm.zookeeper.servers`` is set; until a supervisor is
+registered, dev says so (:mod:`pynimbus.dev_nimbus`).
+
+For the operator: the log names the storm.yaml read, a bad value is refused before start with
+its key and expected type, a call refused on purpose is one WARN line (:mod:`pynimbus.errors`),
+and a signal arriving while Nimbus stops is only noted.
 """
 
 import argparse
@@ -55,7 +61,9 @@ def build_parser():
         "dev", parents=[common],
         help="run Nimbus for one machine: embedded store, 127.0.0.1:6627",
         description="Run Nimbus for development on one machine: the embedded cluster-state "
-                    "store (no ZooKeeper, no JVM), bound to 127.0.0.1, advertised as localhost.")
+                    "store (no ZooKeeper, no JVM), bound to 127.0.0.1, advertised as localhost. "
+                    "Storm supervisors need ZooKeeper (-c 'storm.zookeeper.servers=[...]'); "
+                    "until one registers, dev warns that nothing will run the topologies.")
     return parser
 
 

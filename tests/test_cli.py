@@ -172,3 +172,45 @@ def test_the_notice_names_the_zookeeper_a_supervisor_must_join():
                  "nimbus.thrift.port: 7000"):
         assert fact in message, message
     assert "embedded" not in message
+
+
+def _processor_log(error):
+    """Log ``error`` as the generated ``write_results_exception_<method>`` does; return the
+    record after the filter."""
+    from pynimbus.errors import RefusalLogFilter
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    logger = logging.getLogger("test_cli.processor")
+    logger.propagate = False
+    refusal_filter, keep = RefusalLogFilter(), Keep()
+    logger.addFilter(refusal_filter)
+    logger.addHandler(keep)
+
+    def write_results_exception_killTopology():
+        try:
+            raise error
+        except TApplicationException:
+            logger.exception("TApplication exception in handler")
+
+    try:
+        write_results_exception_killTopology()
+    finally:
+        logger.removeFilter(refusal_filter)
+        logger.removeHandler(keep)
+    [record] = records
+    return record
+
+
+def test_the_refusal_filter_rewrites_only_deliberate_refusals():
+    """A StormRuntimeException becomes one WARNING line naming the method; any other
+    TApplicationException keeps its ERROR and traceback."""
+    from pynimbus.errors import as_application_error
+    refused = _processor_log(as_application_error("not a leader, current leader is h:1"))
+    assert (refused.levelname, refused.getMessage(), refused.exc_info) == (
+        "WARNING", "killTopology refused: not a leader, current leader is h:1", None)
+    fault = _processor_log(TApplicationException(TApplicationException.INTERNAL_ERROR, "bug"))
+    assert fault.levelname == "ERROR" and fault.exc_info is not None
