@@ -17,7 +17,7 @@ import os
 
 import yaml
 
-from .clojure_port.conf import validate_topology_conf
+from .clojure_port.conf import declared_keys, validate_topology_conf
 from .generated.storm.ttypes import InvalidTopologyException
 from .storm_defaults import STORM_DEFAULTS
 from .storm_defaults_2x import STORM_DEFAULTS_2X
@@ -134,17 +134,29 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     return conf
 
 
+# 2.8.8's DaemonConfig kept 1.2.4's validators for the daemon keys it took over from Config,
+# except these, which it checks more loosely (or not at all).
+DAEMON_KEYS_LOOSER_IN_2X = frozenset(
+    ["logs.users", "logs.groups", "resource.aware.scheduler.user.pools"])
+
+
 def check_values(user, origin, compat):
     """Check the user's values with Storm's validators, as ``ConfigUtils.readStormConfig``
     runs ``ConfigValidation.validateFields`` on a daemon's conf (1.2.4: every key of
-    ``Config``; 2.8.8: those of ``Config``, not yet ``DaemonConfig``'s).
+    ``Config``; 2.8.8: those of ``Config`` and ``DaemonConfig``, whose keys get 1.2.4's
+    validators, the same but for :data:`DAEMON_KEYS_LOOSER_IN_2X`).
 
     :param origin: key -> where it was given (a file, ``-c key=value``), named in the error.
     :raises ConfigError: naming the source, the key and the type Storm expects.
     """
+    config_keys = declared_keys(compat)
     for key, value in user.items():
+        generation = compat
+        if key not in config_keys and key not in DAEMON_KEYS_LOOSER_IN_2X:
+            # a DaemonConfig key; approximation: so are the few keys 2.8.8 dropped altogether
+            generation = "1.x"
         try:
-            validate_topology_conf({key: value}, compat)
+            validate_topology_conf({key: value}, generation)
         except (InvalidTopologyException, TypeError) as e:
             raise ConfigError("%s: %s cannot be %s: %s" % (
                 origin.get(key, "the configuration"), key, json.dumps(value, default=str),

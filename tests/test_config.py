@@ -148,6 +148,17 @@ def test_a_bad_option_value_is_refused_in_2x_mode_too():
                           environ={})
 
 
+def test_a_bad_daemon_value_is_refused_in_2x_mode_with_the_daemon_validators():
+    """2.8.8 keeps nimbus keys in DaemonConfig, with 1.2.4's validators: they are checked too,
+    and a value only 2.8.8 accepts (logs.users as one string) is not refused."""
+    with pytest.raises(ConfigError, match="nimbus.monitor.freq.secs.*Integer"):
+        read_storm_config(options=["pynimbus.storm.compat=2.x", "nimbus.monitor.freq.secs=x"],
+                          environ={})
+    conf = read_storm_config(options=["pynimbus.storm.compat=2.x", "logs.users=alice"],
+                             environ={})
+    assert conf["logs.users"] == "alice"
+
+
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_the_defaults_pass_storms_validators(compat):
     """Every default of either generation passes, as an option, the check a value gets."""

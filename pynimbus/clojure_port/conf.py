@@ -761,6 +761,12 @@ def _parse_schema(text):
     return tuple(schema)
 
 
+def declared_keys(compat="1.x"):
+    """The keys :func:`validate_topology_conf` checks: those of ``Config.java`` (1.2.4's held
+    the daemons' keys too; 2.8.8 moved those to ``DaemonConfig``)."""
+    return frozenset(key for key, _, _ in (_SCHEMA_2X if compat == "2.x" else _SCHEMA_1X))
+
+
 def validate_topology_conf(topology_conf, compat="1.x"):
     """Port of ``ConfigValidation.validateFields`` as ``submitTopologyWithOpts`` runs it on the
     submitted conf (1.2.4, every key of ``Config``); 2.8.8 ``ConfigValidation.validateTopoConf``.
