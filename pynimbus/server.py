@@ -52,6 +52,10 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
     part of a frame is buffered, the connection is closed after
     ``factory.partial_frame_timeout`` seconds without more bytes, or earlier if the factory
     needs its bytes for another frame and it is the one that sent nothing for longest.
+
+    As libthrift's non-blocking servers, a connection has one call in progress at a time: while
+    a call's reply is pending the connection is not read, so a client that sends calls without
+    waiting for replies cannot make nimbus hold more than one of them.
     """
 
     MAX_LENGTH = DEFAULT_MAX_BUFFER_SIZE
@@ -62,6 +66,8 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
         self._buffer = bytearray()
         self._frame_length = None  # declared length of the frame being received
         self._closing = False
+        self._awaiting_reply = False
+        self._paused = False  # not reading until the pending reply is written
         self.factory.connection_opened(self)
 
     def connectionLost(self, reason=protocol.connectionDone):
@@ -72,7 +78,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
 
     def dataReceived(self, data):
         self._buffer += data
-        while not self._closing:
+        while not self._closing and not self._awaiting_reply:
             if self._frame_length is None:
                 if len(self._buffer) < _FRAME_PREFIX.size:
                     break
@@ -89,9 +95,14 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
             del self._buffer[:self._frame_length]
             self._release_frame()
             self.stringReceived(frame)
+        if self._awaiting_reply and not self._paused:
+            self._paused = True
+            self.transport.pauseProducing()
         if not self._closing:
-            # Only a partial frame is timed out: an idle client between calls is fine.
-            self.setTimeout(self.factory.partial_frame_timeout if self._buffer else None)
+            # Only a partial frame the client is still to send is timed out: neither an idle
+            # client between calls nor bytes that wait for this connection's pending reply.
+            partial = self._buffer and not self._paused
+            self.setTimeout(self.factory.partial_frame_timeout if partial else None)
 
     def _admit_frame(self, length):
         if length == 0:
@@ -138,14 +149,20 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
         self.transport.abortConnection()
 
     def stringReceived(self, frame):
+        self._awaiting_reply = True
         d = self.factory.dispatcher.process_frame(frame)
         d.addCallback(self._reply)
 
     def _reply(self, payload):
+        self._awaiting_reply = False
         if payload is None:
             self._close("undecodable message")
         elif self.transport.connected and not self._closing:
             self.transport.writeSequence([_FRAME_PREFIX.pack(len(payload)), payload])
+            if self._paused:
+                self._paused = False
+                self.transport.resumeProducing()
+                self.dataReceived(b"")  # calls that arrived meanwhile
 
     def _peer(self):
         peer = self.transport.getPeer()

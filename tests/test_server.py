@@ -472,3 +472,18 @@ def test_factory_takes_its_limits_from_the_configuration(stub, clock):
          "pynimbus.thrift.partial_frame.timeout.secs": 5}, clock=clock)
     assert (factory.max_frame_size, factory.max_buffered_bytes, factory.partial_frame_timeout,
             factory.clock) == (2048, 8192, 5.0, clock)
+
+
+def test_calls_sent_without_waiting_are_taken_one_at_a_time(conn, stub, clock):
+    """A client that sends calls without waiting for replies has one in progress: its
+    connection is not read until that reply is written (and is not timed out meanwhile), then
+    the next call is answered, in order."""
+    from pynimbus.generated.storm.ttypes import ClusterSummary
+    conn.send(frame(call_payload("getClusterInfo", 1)) + frame(call_payload("getNimbusConf", 2)))
+    assert len(stub.pending) == 1 and conn.replies() == []
+    assert conn.transport.producerState == "paused"
+    clock.advance(10 * PARTIAL_FRAME_TIMEOUT)
+    assert not conn.closed
+    stub.pending[0].callback(ClusterSummary(supervisors=[], topologies=[], nimbuses=[]))
+    assert [r.seqid for r in conn.replies()] == [1, 2]
+    assert conn.transport.producerState == "producing"
