@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from clocked_nimbus import ClockedNimbusProcess
 from conftest import dump_tree
 from nimbus_process import NimbusDidNotStart, NimbusProcess, RawClient, RemoteError
 from test_nimbus_daemon import _cluster_options
@@ -345,17 +346,36 @@ def test_simple_acl_authorizer_without_principal_fails_every_checked_call(make_c
     assert cluster.call("getTopologyHistory", user=None).topo_ids == []
 
 
-def test_history_cleaner_forgets_old_kills_when_its_interval_is_set(make_cluster):
+class ClockedCluster(Cluster):
+    """A Cluster whose Nimbus reads the time the test sets (from ``START``)."""
+
+    START = 1700000000.0
+
+    def make_process(self, tmp_path):
+        process = ClockedNimbusProcess(tmp_path, options=self.options)
+        process.set_clock(self.START)
+        return process
+
+
+def test_history_cleaner_forgets_old_kills_when_its_interval_is_set(tmp_path):
     """With logviewer.cleanup.interval.secs set, killed topologies older than
-    logviewer.cleanup.age.mins (here 0) leave the history at the next run."""
-    cluster = make_cluster(options=["logviewer.cleanup.interval.secs=1",
-                                    "logviewer.cleanup.age.mins=0"])
-    storm_id = submit_word_count(cluster)
-    cluster.call("killTopologyWithOpts", name="wc", options=KillOptions(wait_secs=0))
-    backend = cluster.state.backend
-    cluster.wait_for(lambda: backend.get("/storms/" + storm_id) is None, "the removal")
-    cluster.wait_for(lambda: cluster.call("getTopologyHistory", user=None).topo_ids == [],
-                     "the history cleaner")
+    logviewer.cleanup.age.mins (1, the least Storm's validator allows) leave the history at the
+    next run once Nimbus's clock has moved past it."""
+    cluster = ClockedCluster(tmp_path, options=["logviewer.cleanup.interval.secs=1",
+                                                "logviewer.cleanup.age.mins=1"])
+    try:
+        storm_id = submit_word_count(cluster)
+        cluster.call("killTopologyWithOpts", name="wc", options=KillOptions(wait_secs=0))
+        backend = cluster.state.backend
+        cluster.wait_for(lambda: backend.get("/storms/" + storm_id) is None, "the removal")
+        cluster.wait_for(
+            lambda: cluster.call("getTopologyHistory", user=None).topo_ids == [storm_id],
+            "the kill in the history")
+        cluster.process.set_clock(ClockedCluster.START + 120)
+        cluster.wait_for(lambda: cluster.call("getTopologyHistory", user=None).topo_ids == [],
+                         "the history cleaner")
+    finally:
+        cluster.close()
 
 
 def test_2x_log_config_owner_summaries_and_deny_names(make_cluster):
