@@ -72,6 +72,7 @@ class NimbusDaemon:
         # why leadership is unknown: the store's error while it cannot be reached, else None
         self._store_unreachable = None
         self.port = None
+        self.bound_port = None  # nimbus.thrift.port as bound (0 in the conf: the one chosen)
         self.factory = None
         self.started_at = None
         self.host = nimbus_hostname(conf)
@@ -93,7 +94,8 @@ class NimbusDaemon:
 
     @property
     def host_port(self):
-        return "%s:%d" % (self.host, self.port.getHost().port)
+        # the number noted at bind time: the port cannot say it once it stops listening
+        return "%s:%d" % (self.host, self.bound_port)
 
     @property
     def participant_id(self):
@@ -175,6 +177,7 @@ class NimbusDaemon:
             int(self.conf["nimbus.thrift.port"]), self.factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0",
             backlog=LISTEN_BACKLOG)
+        self.bound_port = self.port.getHost().port
         # Bound (the port number names this nimbus) but not accepting until it is registered
         # and queued for leadership, as Storm serves only after joining the leader latch;
         # clients wait in the listen backlog meanwhile.
@@ -225,7 +228,7 @@ class NimbusDaemon:
                 concern.topology_resources = queries.resources_for_topology
 
     def _register(self):
-        summary = NimbusSummary(host=self.host, port=self.port.getHost().port,
+        summary = NimbusSummary(host=self.host, port=self.bound_port,
                                 uptime_secs=self.started_at, isLeader=False,
                                 version=STORM_VERSION)
         two_x = self.conf.get("pynimbus.storm.compat") == "2.x"

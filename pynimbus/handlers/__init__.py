@@ -72,8 +72,7 @@ def _map_failure(failure, method, declared):
     if failure.check(*declared):
         return failure
     if failure.check(ConnectionLostError):
-        # An outage, not a bug: the client learns why, the log gets one line.
-        log.warning("%s failed: %s", method, failure.getErrorMessage())
+        # An outage, not a bug: the client learns why (a refusal, logged as one line).
         raise as_application_error(failure.getErrorMessage())
     log.error("Internal error processing %s: %s", method, failure.getTraceback())
     raise TApplicationException(TApplicationException.INTERNAL_ERROR,
