@@ -11,7 +11,9 @@ Resident memory (VmRSS) and open file descriptors of the daemon:
 * under 2,000 jar uploads and 2,000 blob uploads begun with a 1 KiB chunk each and never
   finished;
 * under 2,000 blob downloads and 2,000 jar downloads begun with one chunk each and never
-  finished.
+  finished;
+* the highest RSS seen in 3 s while one client has sent all 489 downloadBlobChunk calls of a
+  32 MB blob without reading a reply (then it reads them all).
 
 ``--src DIR`` runs the daemon from another checkout of the package (e.g. the code before a
 change, from ``git archive <commit> pynimbus | tar -x -C DIR``), so a before/after pair is two
@@ -34,7 +36,7 @@ sys.path.insert(0, REPO)
 
 from client_resources import (  # noqa: E402
     await_all_closed, await_condition, leave_downloads_pending, leave_uploads_pending, open_fds,
-    raise_fd_limit, stall, unread_bytes)
+    pipeline_blob_download, raise_fd_limit, read_chunk_replies, stall, unread_bytes)
 from nimbus_process import LOOPBACK, NimbusProcess, RawClient  # noqa: E402
 
 FRAME_LIMIT = 1048576
@@ -58,6 +60,15 @@ class SourceNimbusProcess(NimbusProcess):
 def figures(proc):
     return "RSS %7.1f MiB   open files %5d" % (proc.rss_kib() / 1024.0,
                                                open_fds(proc.process.pid))
+
+
+def peak_rss_kib(proc, seconds):
+    """The highest RSS sampled every 10 ms for ``seconds``."""
+    peak, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        peak = max(peak, proc.rss_kib())
+        time.sleep(0.01)
+    return peak
 
 
 def good_call_secs(port):
@@ -114,6 +125,17 @@ def main(argv=None):
                 leave_downloads_pending(client, args.downloads)
                 print("  %4d blob + %4d jar downloads pending: %s"
                       % (args.downloads, args.downloads, figures(proc)))
+            data = b"p" * 32000000
+            pipelined, calls = pipeline_blob_download(LOOPBACK, proc.port, "pipelined", data,
+                                                      65536)
+            with pipelined:
+                peak = peak_rss_kib(proc, 3.0)
+                print("  %d chunk calls of 32 MB, unread      : RSS %7.1f MiB (highest in 3 s)"
+                      % (calls, peak / 1024.0))
+                try:
+                    read_chunk_replies(pipelined, calls)
+                except AssertionError as e:
+                    print("    replies out of order: (type, seqid, expected) = %s" % (e,))
         finally:
             proc.stop(timeout=30)
 

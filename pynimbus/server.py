@@ -54,8 +54,9 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
     needs its bytes for another frame and it is the one that sent nothing for longest.
 
     As libthrift's non-blocking servers, a connection has one call in progress at a time: while
-    a call's reply is pending the connection is not read, so a client that sends calls without
-    waiting for replies cannot make nimbus hold more than one of them.
+    a call's reply is pending the connection is not read, nor while the transport holds more
+    unsent reply bytes than its buffer size (the protocol is the transport's producer), so a
+    client that sends calls without reading the replies cannot make nimbus hold them.
     """
 
     MAX_LENGTH = DEFAULT_MAX_BUFFER_SIZE
@@ -67,7 +68,9 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
         self._frame_length = None  # declared length of the frame being received
         self._closing = False
         self._awaiting_reply = False
-        self._paused = False  # not reading until the pending reply is written
+        self._write_blocked = False  # the transport's write buffer is full
+        self._paused = False  # the transport is not read
+        self.transport.registerProducer(self, True)
         self.factory.connection_opened(self)
 
     def connectionLost(self, reason=protocol.connectionDone):
@@ -78,7 +81,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
 
     def dataReceived(self, data):
         self._buffer += data
-        while not self._closing and not self._awaiting_reply:
+        while not self._closing and self._reading_wanted():
             if self._frame_length is None:
                 if len(self._buffer) < _FRAME_PREFIX.size:
                     break
@@ -95,9 +98,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
             del self._buffer[:self._frame_length]
             self._release_frame()
             self.stringReceived(frame)
-        if self._awaiting_reply and not self._paused:
-            self._paused = True
-            self.transport.pauseProducing()
+        self._follow_reading()
         if not self._closing:
             # Only a partial frame the client is still to send is timed out: neither an idle
             # client between calls nor bytes that wait for this connection's pending reply.
@@ -159,10 +160,40 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
             self._close("undecodable message")
         elif self.transport.connected and not self._closing:
             self.transport.writeSequence([_FRAME_PREFIX.pack(len(payload)), payload])
-            if self._paused:
-                self._paused = False
-                self.transport.resumeProducing()
-                self.dataReceived(b"")  # calls that arrived meanwhile
+            self._resume_reading()
+
+    # -- reading only while no reply is pending and the replies written are being sent --------
+
+    def _reading_wanted(self):
+        return not (self._awaiting_reply or self._write_blocked)
+
+    def _follow_reading(self):
+        """Pause or resume reading the transport as wanted; True when it was resumed."""
+        wanted = self._reading_wanted()
+        if wanted and self._paused:
+            self._paused = False
+            self.transport.resumeProducing()
+            return True
+        if not wanted and not self._paused:
+            self._paused = True
+            self.transport.pauseProducing()
+        return False
+
+    def _resume_reading(self):
+        if not self._closing and self.transport.connected and self._follow_reading():
+            self.dataReceived(b"")  # calls that arrived meanwhile
+
+    def pauseProducing(self):
+        """The transport's write buffer is full: read no more calls until it drains."""
+        self._write_blocked = True
+        self._follow_reading()
+
+    def resumeProducing(self):
+        self._write_blocked = False
+        self._resume_reading()
+
+    def stopProducing(self):
+        pass  # the connection is going; connectionLost cleans up
 
     def _peer(self):
         peer = self.transport.getPeer()
@@ -327,4 +358,6 @@ class ThriftServerFactory(protocol.ServerFactory):
 
     def close_connections(self):
         for proto in list(self.connections):
+            # a paused producer would keep the transport from closing once its buffer drains
+            proto.transport.unregisterProducer()
             proto.transport.loseConnection()

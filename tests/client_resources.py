@@ -6,7 +6,7 @@
 * :func:`unread_bytes` - what the kernel still holds unread for a local port, so a caller can
   wait until the server has read everything before measuring it;
 * :func:`open_fds`, :func:`raise_fd_limit`, :func:`leave_uploads_pending`,
-  :func:`leave_downloads_pending`.
+  :func:`leave_downloads_pending`, :func:`pipeline_blob_download`.
 """
 
 import os
@@ -16,7 +16,10 @@ import socket
 import struct
 import time
 
-from nimbus_process import LOOPBACK
+from thrift.Thrift import TMessageType
+from thrift.transport.TTransport import TMemoryBuffer
+
+from nimbus_process import LOOPBACK, RawClient
 from pynimbus.generated.storm.ttypes import AccessControl, AccessControlType, SettableBlobMeta
 
 
@@ -122,3 +125,36 @@ def leave_downloads_pending(client, count, size=4096):
         client.call("downloadBlobChunk", session=download.session)
         download_id = client.call("beginFileDownload", file=location)
         client.call("downloadChunk", id=download_id)
+
+
+def pipeline_blob_download(host, port, key, data, chunk_size, timeout=30.0):
+    """Store ``data`` as blob ``key``, then on a new connection send every downloadBlobChunk
+    call of its download at once, without reading a reply.  Returns ``(client, calls)``, the
+    RawClient whose socket holds the replies and how many there are to read with
+    :func:`read_chunk_replies`."""
+    with RawClient(host, port, timeout=timeout) as client:
+        session = client.call("beginCreateBlob", key=key, meta=blob_meta())
+        for offset in range(0, len(data), 1000000):
+            client.call("uploadBlobChunk", session=session, chunk=data[offset:offset + 1000000])
+        client.call("finishBlobUpload", session=session)
+        download = client.call("beginBlobDownload", key=key)
+    calls = -(-len(data) // chunk_size)
+    client = RawClient(host, port, timeout=timeout)
+    client.sock.sendall(b"".join(
+        client.encode_call("downloadBlobChunk", seqid, session=download.session)
+        for seqid in range(1, calls + 1)))
+    return client, calls
+
+
+def read_chunk_replies(client, calls):
+    """Read ``calls`` downloadBlobChunk replies from ``client``'s socket; return the chunks in
+    order (an EXCEPTION or a seqid out of order raises AssertionError)."""
+    chunks = []
+    for seqid in range(1, calls + 1):
+        prot = client.protocol_class(TMemoryBuffer(client.read_frame()))
+        _, mtype, got = prot.readMessageBegin()
+        assert (mtype, got) == (TMessageType.REPLY, seqid), (mtype, got, seqid)
+        result = client.nimbus.downloadBlobChunk_result()
+        result.read(prot)
+        chunks.append(result.success)
+    return chunks

@@ -9,6 +9,7 @@ real ``pynimbus dev`` process over loopback.
   nimbus limited to 1,024 file descriptors (where each used to hold a file open, so submits
   failed with "Too many open files"): the descriptors do not grow and nimbus still serves.
 * The same for 1,000 blob and 1,000 jar downloads begun and never finished.
+* A client that sends many calls without reading the replies gets them all, in order.
 * An upload past ``pynimbus.upload.max.bytes`` is refused with a message naming the setting.
 
 The figures themselves (RSS and open files before and after) are printed by
@@ -22,7 +23,8 @@ from thrift.Thrift import TApplicationException
 
 from client_resources import (
     await_all_closed, await_condition, blob_meta, leave_downloads_pending,
-    leave_uploads_pending, open_fds, raise_fd_limit, stall, unread_bytes)
+    leave_uploads_pending, open_fds, pipeline_blob_download, raise_fd_limit, read_chunk_replies,
+    stall, unread_bytes)
 from nimbus_process import LOOPBACK, NimbusProcess, RawClient, RemoteError
 
 STALLED = 1000
@@ -32,7 +34,7 @@ FRAME_LIMIT = 1048576            # nimbus.thrift.max_buffer_size, Storm's defaul
 SENT_PER_STALLED = 256 * 1024    # of each 1 MiB frame: 256 MB in all, were it all kept
 BUFFERED_LIMIT = 16 * 1048576
 PARTIAL_FRAME_TIMEOUT = 3
-UPLOAD_LIMIT = 1048576
+UPLOAD_LIMIT = 64 * 1048576
 FD_LIMIT = 1024                  # a common default soft limit, where the finding was seen
 IO_TIMEOUT = 10.0
 DEADLINE = 120.0
@@ -118,6 +120,19 @@ def test_two_thousand_unfinished_downloads_hold_no_open_files(nimbus):
         fds_before = open_fds(pid)
         leave_downloads_pending(client, PENDING_DOWNLOADS)
         assert open_fds(pid) <= fds_before + 2
+    assert_served(nimbus)
+
+
+def test_calls_sent_without_reading_replies_are_all_answered_in_order(nimbus):
+    """A client that sends all 489 downloadBlobChunk calls of a 32 MB blob (more than the
+    kernel's socket buffers hold) at once and reads only afterwards gets every reply, in order,
+    and the blob byte for byte: nimbus stops reading while replies wait to be sent and takes
+    up the calls again as they drain."""
+    data = bytes(range(256)) * (32 * 1000000 // 256)
+    client, calls = pipeline_blob_download(LOOPBACK, nimbus.port, "pipelined", data, 65536)
+    with client:
+        assert_served(nimbus)
+        assert b"".join(read_chunk_replies(client, calls)) == data
     assert_served(nimbus)
 
 

@@ -487,3 +487,24 @@ def test_calls_sent_without_waiting_are_taken_one_at_a_time(conn, stub, clock):
     stub.pending[0].callback(ClusterSummary(supervisors=[], topologies=[], nimbuses=[]))
     assert [r.seqid for r in conn.replies()] == [1, 2]
     assert conn.transport.producerState == "producing"
+
+
+def test_calls_are_not_read_while_replies_wait_to_be_sent(conn):
+    """While the transport holds more unsent reply bytes than its buffer (it pauses its
+    producer, the protocol), the connection is not read; when they drain, waiting calls are
+    answered."""
+    conn.proto.pauseProducing()
+    assert conn.transport.producerState == "paused"
+    conn.call("getNimbusConf", seqid=7)
+    assert conn.replies() == []
+    conn.proto.resumeProducing()
+    assert [r.seqid for r in conn.replies()] == [7]
+    assert conn.transport.producerState == "producing"
+
+
+def test_shutdown_closes_connections_whose_replies_wait(factory, conn):
+    """close_connections unregisters the protocol as producer first, so a paused connection
+    still closes once its replies are sent."""
+    conn.proto.pauseProducing()
+    factory.close_connections()
+    assert conn.transport.producer is None and conn.closed
