@@ -397,6 +397,34 @@ REFERENCES = [
               notes="2.x: component on-heap 1024 MB > worker max heap 768; 1.x Nimbus accepts"),
 ]
 
+
+# -- Ids no path segment holds, and forged ids (issue 8, part 5) -----------------------------
+# Component ids Storm accepts whose error paths are odd: the empty id (Storm's ZooKeeper calls
+# drop the empty segment, so its errors path is the topology's errors root), "." and ".."
+# (url-encoding keeps them; ZooKeeper refuses them as segments), "/" and NUL (url-encoded).
+# The captures of ID_PROBE_REFERENCES also record what the per-topology queries answer for
+# topology ids no topology can have, for components the topology lacks, and what
+# getTopologyHistory answers for users no account can have.  Appended right after the
+# references above (before the fidelity block), so no storm id counter captured before
+# changes and these depend only on the references above.
+
+FORGED_TOPOLOGY_IDS = ["a/b", "x\x00y", "..", ".", "", "../../etc"]
+FORGED_COMPONENT_IDS = ["nope", "a/b", "x\x00y", ".."]
+FORGED_USERS = ["a/b", "x\x00y"]
+
+ID_REFERENCES = [
+    reference("component_id_empty", topology=simple_topology("", "b"),
+              notes="the empty component's errors path is /errors/<id> itself"),
+    reference("component_id_dots", topology=simple_topology(".", ".."),
+              notes="'.' and '..' stay as they are after url-encoding"),
+    reference("component_id_path_chars", topology=simple_topology("a/b", "x\x00y"),
+              notes="'/' and NUL in component ids are url-encoded in error paths"),
+    reference("forged_ids", notes="forged topology ids, components and users (probes)"),
+]
+ID_PROBE_REFERENCES = ("forged_ids",)
+REFERENCES.extend(ID_REFERENCES)
+
+
 BY_ID = {r.id: r for r in REFERENCES}
 assert len(BY_ID) == len(REFERENCES), "duplicate reference ids"
 

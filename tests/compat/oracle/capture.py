@@ -25,7 +25,9 @@ reference of ``compat/reference_topologies.py`` in order, each in isolation:
    supervisor, by id and by host (the fake supervisors' ``version``, which the harness writes
    per target, as ``<supervisor-version>``), and the order of ``getTopologyInfo``'s executors
    (the UI's worker list of a topology).  Lists keep the order the Nimbus answered (workers,
-   executor rows): the UI shows them in that order;
+   executor rows): the UI shows them in that order; for the references of
+   ``ID_PROBE_REFERENCES`` (reference_topologies.py), what the per-topology queries answer for
+   forged topology ids, components and users (:meth:`Capturer.forged_ids`);
 6. lifecycle: deactivate / activate (twice each) / debug on and off / rebalance (wait 0 with new
    workers/executors, then wait 300 to see REBALANCING) / kill (wait 300 to see KILLED, then
    wait 0) with the StormBase (and Assignment) after each step and the exceptions of
@@ -68,11 +70,12 @@ TIME_KEYS = {"launch_time_secs", "uptime_secs", "time_secs", "nimbus_uptime_secs
 
 # References whose UI page answers are captured (step 5 of the module docstring): a topology
 # placed in more than 8 executors, 25 executors (2.x hash tree bins), multi-task executors,
-# ackers and event loggers, metrics consumers, uneven supervisors, a small inactive one, and
-# one that was never placed.
+# ackers and event loggers, metrics consumers, uneven supervisors, a small inactive one, one
+# that was never placed, and components whose ids no path segment holds as they are.
 PAGE_REFERENCES = ("wordcount", "all_groupings", "tasks_above_executors", "ackers_eventloggers",
                    "metrics_consumers", "three_small_supervisors", "inactive_start",
-                   "cannot_fit")
+                   "cannot_fit", "component_id_empty", "component_id_dots",
+                   "component_id_path_chars")
 SUPERVISOR_VERSION = "<supervisor-version>"
 PAGE_WINDOW = ":all-time"
 
@@ -526,6 +529,25 @@ class Capturer:
                         summary["version"] = SUPERVISOR_VERSION
         return out
 
+    def forged_ids(self, storm_id):
+        """What the per-topology queries answer for forged topology ids, the component page
+        for components ``storm_id`` lacks, and the history of forged users."""
+        by_id = {}
+        for forged in refs.FORGED_TOPOLOGY_IDS:
+            by_id[forged] = {method: self.try_call(method, id=forged) for method in (
+                "getTopologyInfo", "getTopologySummary", "getTopology", "getTopologyConf",
+                "getUserTopology")}
+            by_id[forged]["getTopologyPageInfo"] = self.try_call(
+                "getTopologyPageInfo", id=forged, window=PAGE_WINDOW, is_include_sys=False)
+        components = {
+            cid: self.try_call("getComponentPageInfo", topology_id=storm_id, component_id=cid,
+                               window=PAGE_WINDOW, is_include_sys=False)
+            for cid in refs.FORGED_COMPONENT_IDS}
+        users = {user: self.try_call("getTopologyHistory", user=user)
+                 for user in refs.FORGED_USERS}
+        return {"topology_ids": by_id, "component_pages": components,
+                "topology_history": users}
+
     def wait_removed(self, storm_id):
         started = time.monotonic()
         gone = self.poll(lambda: True if self.state.storm_base(storm_id) is None else None,
@@ -661,6 +683,8 @@ class Capturer:
             out.update(self.snapshot(storm_id))
             if ref.id in PAGE_REFERENCES:
                 out["pages"] = self.pages(storm_id, out.get("system_topology"))
+            if ref.id in refs.ID_PROBE_REFERENCES:
+                out["forged_ids"] = self.forged_ids(storm_id)
             out["blobs"] = self.capture_blobs(storm_id, out.get("topology_conf"),
                                               out.get("user_topology"))
             out["zk"] = self.zk_snapshot(storm_id, out["blobs"].get("keys", ()))

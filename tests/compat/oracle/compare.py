@@ -41,6 +41,21 @@ LOOSE_IGNORED = ALWAYS_IGNORED + (
 )
 
 
+# Components "." and "..": pynimbus stores their errors under %2E segments and answers
+# getTopologyInfo and their component pages; Storm cannot (ZooKeeper refuses the segment) and
+# fails with INTERNAL_ERROR.
+DOT_COMPONENTS_ANSWERED = ("/topology_info", "/task_to_component",
+                           "/pages/topology_info_executor_order", "/pages/components/.",
+                           "/pages/components/..")
+# Forged ids: pynimbus answers NotAliveException(id) for topology ids that are no valid blob
+# key (1.2.4: AuthorizationException "<id>-stormconf.ser does not appear to be a valid blob
+# key", 2.8.3: INTERNAL_ERROR), NotAliveException naming an unknown component (Storm:
+# INTERNAL_ERROR) and an empty history for a user with NUL (1.2.4 drops the connection, 2.8.3:
+# INTERNAL_ERROR).
+FORGED_IDS_ANSWERED = ("/forged_ids/component_pages", "/forged_ids/topology_history/x\x00y",
+                       "/forged_ids/topology_ids/a/b", "/forged_ids/topology_ids/x\x00y",
+                       "/forged_ids/topology_ids/../../etc")
+
 # Where pynimbus differs from Storm on purpose: comparisons of *pynimbus* against goldens (never
 # of a Java Nimbus) ignore exactly these paths, per generation and reference id.
 DELIBERATE_DIFFERENCES = {
@@ -57,10 +72,15 @@ DELIBERATE_DIFFERENCES = {
         # An unknown uploaded jar location: InvalidTopologyException with an actionable
         # message; Storm fails while copying it (INTERNAL_ERROR).
         "bad_jar_location": ("/submit",),
+        "component_id_dots": DOT_COMPONENTS_ANSWERED,
+        # ... and getTopologySummary is served in 1.x mode too (the union IDL)
+        "forged_ids": FORGED_IDS_ANSWERED + ("/forged_ids/topology_ids/*/getTopologySummary",),
     },
     "2.x": {
         # An unknown uploaded jar location, as in 1.x (2.8.3: INTERNAL_ERROR).
         "bad_jar_location": ("/submit",),
+        "component_id_dots": DOT_COMPONENTS_ANSWERED,
+        "forged_ids": FORGED_IDS_ANSWERED,
     },
 }
 # Every reference, both generations: a transition that does not exist (activate while
