@@ -98,8 +98,8 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
             del self._buffer[:self._frame_length]
             self._release_frame()
             self.stringReceived(frame)
-        self._follow_reading()
         if not self._closing:
+            self._follow_reading()
             # Only a partial frame the client is still to send is timed out: neither an idle
             # client between calls nor bytes that wait for this connection's pending reply.
             partial = self._buffer and not self._paused
