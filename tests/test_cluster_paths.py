@@ -128,3 +128,14 @@ def test_parent_and_join_path():
     assert paths.join_path("/a", "b") == "/a/b"
     with pytest.raises(ValueError):
         paths.join_path("/a", "..")
+
+
+@pytest.mark.parametrize("component,segment_1x,segment_2x", [
+    ("a b", "a%20b", "a+b"), ("x~y*z", "x~y%2Az", "x%7Ey*z"), ("a+b", "a+b", "a%2Bb"),
+    ("a/b", "a%2Fb", "a%2Fb"), ("snow\u2603", "snow%E2%98%83", "snow%E2%98%83")])
+def test_error_paths_encode_components_as_each_generation(component, segment_1x, segment_2x):
+    """1.2.4 url-encodes with ring-codec, 2.8.8 with Java's URLEncoder (space is +)."""
+    assert paths.error_path("t-1", component) == "/errors/t-1/" + segment_1x
+    assert paths.error_path("t-1", component, "2.x") == "/errors/t-1/" + segment_2x
+    assert paths.last_error_path("t-1", component, "2.x") == \
+        "/errors/t-1/%s-last-error" % segment_2x

@@ -366,6 +366,17 @@ def test_errors_of_the_empty_component_stay_apart_from_the_others(state):
     assert state.last_error(TOPOLOGY, "spout").error == "spout failed"
 
 
+def test_a_2x_state_reads_errors_where_2x_workers_write_them(open_backend, clock):
+    """In 2.x a component's error directory is named by Java's URLEncoder ("a b" is a+b), so
+    the errors a 2.8.8 worker reports are the ones read back."""
+    state = StormClusterState(open_backend(), clock=clock, compat="2.x")
+    state.report_error(TOPOLOGY, "a b", "h", 1, "spaced out")
+    assert sorted(state.backend.get_children("/errors/" + TOPOLOGY)) == ["a+b",
+                                                                       "a+b-last-error"]
+    assert [e.error for e in state.errors(TOPOLOGY, "a b")] == ["spaced out"]
+    assert state.last_error(TOPOLOGY, "a b").error == "spaced out"
+
+
 def test_a_struct_missing_required_fields_writes_nothing(state, tree_of):
     """A struct that cannot be serialized is refused before any node is created."""
     before = tree_of(state.backend)

@@ -40,5 +40,7 @@ def make_backend(conf):
 
 
 def make_cluster_state(conf, **kwargs):
-    """A :class:`StormClusterState` on ``make_backend(conf)``; closing it closes the backend."""
+    """A :class:`StormClusterState` on ``make_backend(conf)``, of the conf's
+    ``pynimbus.storm.compat`` generation; closing it closes the backend."""
+    kwargs.setdefault("compat", conf.get("pynimbus.storm.compat", "1.x"))
     return StormClusterState(make_backend(conf), **kwargs)

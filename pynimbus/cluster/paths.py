@@ -11,7 +11,7 @@ ids, hosts, component ids after URL encoding) is checked by :func:`path_componen
 name can reach outside its parent.  Storm concatenates them unchecked.
 """
 
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 ASSIGNMENTS_ROOT = "assignments"
 CODE_ROOT = "code"  # declared by 1.2.4, never used
@@ -88,6 +88,13 @@ def url_encode(s):
     return quote(s, safe="+")
 
 
+def url_encode_2x(s):
+    """Port of 2.8.8 ``Utils.urlEncodeUtf8`` (Java ``URLEncoder``, UTF-8): keep
+    ``A-Za-z0-9.-*_``, space becomes ``+``, each other character its UTF-8 bytes as upper-case
+    ``%XX`` (``~`` too)."""
+    return quote_plus(s, safe="*").replace("~", "%7E")
+
+
 def _child(parent, name, what):
     return parent + "/" + path_component(name, what)
 
@@ -161,8 +168,10 @@ def error_storm_root(storm_id):
     return _child(ERRORS_SUBTREE, storm_id, "topology id")
 
 
-def error_path(storm_id, component_id):
-    """Port of cluster.clj ``error-path``: ``/errors/<storm-id>/<url-encoded component>``.
+def error_path(storm_id, component_id, compat="1.x"):
+    """Port of cluster.clj ``error-path`` (1.2.4) / ``ClusterUtils.errorPath`` (2.8.8):
+    ``/errors/<storm-id>/<url-encoded component>``, encoded as each generation does
+    (:func:`url_encode`, :func:`url_encode_2x`).
 
     Storm's ZooKeeper calls drop empty path segments (``normalize-path``), so the empty
     component's errors live in ``/errors/<storm-id>`` itself, beside the other components'
@@ -171,7 +180,7 @@ def error_path(storm_id, component_id):
     Storm can store no error of such a component, and url-encoding never yields ``%2E``.
     """
     root = error_storm_root(storm_id)
-    segment = _url_encoded_component(component_id)
+    segment = _url_encoded_component(component_id, compat)
     if not segment:
         return root
     if segment in (".", ".."):
@@ -179,11 +188,12 @@ def error_path(storm_id, component_id):
     return root + "/" + segment
 
 
-def last_error_path(storm_id, component_id):
-    """Port of cluster.clj ``last-error-path``: ``/errors/<storm-id>/<component>-last-error``
-    (``/errors/<storm-id>/-last-error`` for the empty component, as Storm writes it)."""
-    return "%s/%s-%s" % (error_storm_root(storm_id), _url_encoded_component(component_id),
-                         LAST_ERROR_PATH_SEG)
+def last_error_path(storm_id, component_id, compat="1.x"):
+    """Port of cluster.clj ``last-error-path`` / ``ClusterUtils.lastErrorPath``:
+    ``/errors/<storm-id>/<component>-last-error`` (``/errors/<storm-id>/-last-error`` for the
+    empty component, as Storm writes it)."""
+    return "%s/%s-%s" % (error_storm_root(storm_id),
+                         _url_encoded_component(component_id, compat), LAST_ERROR_PATH_SEG)
 
 
 def is_error_node(name):
@@ -193,10 +203,10 @@ def is_error_node(name):
     return name.startswith(ERROR_NODE_PREFIX) and number.isascii() and number.isdigit()
 
 
-def _url_encoded_component(component_id):
+def _url_encoded_component(component_id, compat):
     if not isinstance(component_id, str):
         raise ValueError("component id must be a string, not %s" % type(component_id).__name__)
-    return url_encode(component_id)
+    return url_encode_2x(component_id) if compat == "2.x" else url_encode(component_id)
 
 
 def credentials_path(storm_id):

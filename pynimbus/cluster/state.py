@@ -164,11 +164,14 @@ class StormClusterState:
 
     :param backend: the store; :meth:`close` closes it.
     :param clock: returns the time in seconds (``report_error`` timestamps, backpressure age).
+    :param compat: "1.x" or "2.x": the generation whose url-encoding names the components in
+        error paths (ring-codec's, or Java's ``URLEncoder``).
     """
 
-    def __init__(self, backend, clock=time.time):
+    def __init__(self, backend, clock=time.time, compat="1.x"):
         self.backend = backend
         self._clock = clock
+        self.compat = compat
         self._nimbus_hosts = {}
         self._nimbus_hosts_lock = threading.Lock()
         self._listening = False
@@ -396,8 +399,8 @@ class StormClusterState:
 
         :param error: the error text, or an exception (its traceback is stored).
         """
-        path = paths.error_path(storm_id, component_id)
-        last_error_path = paths.last_error_path(storm_id, component_id)
+        path = paths.error_path(storm_id, component_id, self.compat)
+        last_error_path = paths.last_error_path(storm_id, component_id, self.compat)
         info = ttypes.ErrorInfo(error=stringify_error(error),
                                 error_time_secs=int(self._clock()), host=node, port=port)
         data = serialize(info)
@@ -411,7 +414,7 @@ class StormClusterState:
 
     def errors(self, storm_id, component_id):
         """Port of ``errors``: the component's kept ``ErrorInfo``s, newest first."""
-        path = paths.error_path(storm_id, component_id)
+        path = paths.error_path(storm_id, component_id, self.compat)
         found = []
         for child in filter(paths.is_error_node, self._children(path)):
             info = self._get(paths.join_path(path, child), ttypes.ErrorInfo)
@@ -421,7 +424,8 @@ class StormClusterState:
 
     def last_error(self, storm_id, component_id):
         """Port of ``last-error``: the component's most recent ``ErrorInfo``, or None."""
-        return self._get(paths.last_error_path(storm_id, component_id), ttypes.ErrorInfo)
+        return self._get(paths.last_error_path(storm_id, component_id, self.compat),
+                         ttypes.ErrorInfo)
 
     def teardown_topology_errors(self, storm_id):
         """Port of ``teardown-topology-errors!``: delete the topology's errors (logs failures)."""
