@@ -109,15 +109,15 @@ class ResourceBook:
     def after_round(self, topology_resources, supervisor_resources, worker_resources=None,
                     unplaced=()):
         """``swap! ... merge`` of the topologies' and their workers' figures, ``reset!`` of
-        the supervisors'.  The figures of ``unplaced`` topologies (assigned no slot this
-        round) are dropped, so they are computed on demand (no assigned memory), as 1.2.4
-        shows them once it emptied its maps."""
+        the supervisors'.  ``unplaced`` topologies (assigned no slot this round) get the
+        figures of a round that placed nothing, all 0.0, and no workers, as 1.2.4 shows them
+        (not those of their last placement)."""
         merged = dict(self.id_to_resources)
         merged.update(topology_resources)
         workers = dict(self.id_to_worker_resources)
         workers.update(worker_resources or {})
         for storm_id in unplaced:
-            merged.pop(storm_id, None)
+            merged[storm_id] = [0.0] * 6
             workers.pop(storm_id, None)
         self.id_to_resources = merged
         self.id_to_worker_resources = workers

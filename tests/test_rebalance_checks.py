@@ -62,13 +62,13 @@ def test_2x_refuses_negative_worker_counts_only():
         check_num_workers_2x(-1)
 
 
-def test_a_round_that_places_nothing_forgets_the_topology_figures():
-    """A topology left without slots (0 workers) shows no assigned memory, as 1.2.4 computes
-    it again once its maps were emptied, instead of the figures of its last placement."""
+def test_a_round_that_places_nothing_zeroes_the_topology_figures():
+    """A topology left without slots (0 workers) shows 0.0 everywhere, as 1.2.4 does, instead
+    of the figures of its last placement."""
     book = ResourceBook()
     book.after_round({"t": [0.0, 0.0, 0.0, 1664.0, 0.0, 0.0]}, {}, {"t": {("n", 6700): None}})
     book.after_round({}, {}, {}, unplaced=["t"])
-    assert "t" not in book.id_to_resources
+    assert book.id_to_resources["t"] == [0.0] * 6
     assert "t" not in book.id_to_worker_resources
 
 
