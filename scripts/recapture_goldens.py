@@ -19,6 +19,10 @@ count submissions, so a subset changes ``storm_id.counter`` and is not written u
 ``--merge KEY`` writes only the ``KEY`` part of each fresh capture into the committed golden of
 its reference (which must exist), leaving the rest of the golden as it was: a new part of the
 capture (``pages``) can be added without recapturing what the goldens already hold.
+``--merge new`` writes the whole capture of each reference that has no golden yet (references
+appended to ``REFERENCES``) and adds their ids to ``_about.json``, leaving the existing goldens
+as they were; run it over all references (no ``--only``) so the new ones get the storm id
+counters of the full order.
 """
 
 import argparse
@@ -82,8 +86,37 @@ def write_goldens(version, captures, info, prune=True):
     return out_dir
 
 
+NEW_REFERENCES = "new"
+
+
+def add_new_goldens(version, captures):
+    """Write the capture of each reference without a golden, and list it in ``_about.json``;
+    the paths written."""
+    out_dir = os.path.join(GOLDENS_DIR, version)
+    written = []
+    for ref_id, capture in captures.items():
+        path = os.path.join(out_dir, ref_id + ".json")
+        if ref_id.startswith("_") or os.path.exists(path):
+            continue
+        with open(path, "w") as f:
+            f.write(dumps(capture))
+        written.append(path)
+    about_path = os.path.join(out_dir, "_about.json")
+    with open(about_path) as f:
+        info = json.load(f)
+    listed = info.get("references", [])
+    info["references"] = listed + [r for r in captures if not r.startswith("_")
+                                   and r not in listed]
+    with open(about_path, "w") as f:
+        f.write(dumps(info))
+    return written
+
+
 def merge_goldens(version, captures, key):
-    """Write ``capture[key]`` (or its absence) into each existing golden; the paths written."""
+    """Write ``capture[key]`` (or its absence) into each existing golden; the paths written.
+    ``key`` :data:`NEW_REFERENCES` adds the goldens of new references instead."""
+    if key == NEW_REFERENCES:
+        return add_new_goldens(version, captures)
     out_dir = os.path.join(GOLDENS_DIR, version)
     written = []
     for ref_id, capture in captures.items():
@@ -111,7 +144,8 @@ def main(argv=None):
                         help="compare with the committed goldens instead of writing them")
     parser.add_argument("--force", action="store_true", help="write even with --only")
     parser.add_argument("--merge", metavar="KEY",
-                        help="write only this part of each capture into the existing goldens")
+                        help="write only this part of each capture into the existing goldens "
+                             "('new': the goldens of references that have none yet)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
 

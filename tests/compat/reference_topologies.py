@@ -24,7 +24,7 @@ import struct
 
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, JavaObject, JavaObjectArg,
-    NullStruct, ShellComponent, SpoutSpec, StormTopology, StreamInfo)
+    NullStruct, ShellComponent, SpoutSpec, StateSpoutSpec, StormTopology, StreamInfo)
 
 DEFAULT = "default"
 
@@ -41,15 +41,18 @@ Reference = collections.namedtuple("Reference", [
     "json_conf_raw",  # None or a raw jsonConf string to send instead of json.dumps(conf)
     "jar_location",  # None = upload the fake jar; else this location string is sent as is
     "notes",
+    "generations",   # the generations whose Nimbus runs it (others record it as not run)
 ])
+
+GENERATIONS = ("1.x", "2.x")
 
 
 def reference(id, name=None, topology=None, conf=None, options="active", supervisors=None,
               lifecycle=False, rebalance=None, setup=None, json_conf_raw=None, jar_location=None,
-              notes=""):
+              notes="", generations=GENERATIONS):
     return Reference(id, id if name is None else name, topology or simple_topology(),
                      {} if conf is None else conf, options, supervisors, lifecycle, rebalance,
-                     setup, json_conf_raw, jar_location, notes)
+                     setup, json_conf_raw, jar_location, notes, tuple(generations))
 
 
 # Builders
@@ -424,6 +427,133 @@ ID_REFERENCES = [
 ID_PROBE_REFERENCES = ("forged_ids",)
 REFERENCES.extend(ID_REFERENCES)
 
+
+# -- Fidelity corner cases (issue 8, part 6) ------------------------------------------------
+# One reference per class of case, each answered by the real Nimbus 1.2.4 and 2.8.3: Clojure's
+# seq functions meeting a string (or a map, a number) in a component conf; which error is
+# reported first when several components, inputs or ids are invalid (the ids are chosen so the
+# orders of the Java maps Nimbus copies and fills differ from the order sent); a spout, a bolt
+# and a state spout sharing an id; rebalance with odd worker and executor counts; topology
+# names outside the 2.x blob-key alphabet.  Appended last, so no storm id counter captured
+# before changes; these counters follow every reference above (the id block included).
+
+def subscribing_to_missing(bolt_ids, kinds=None):
+    """A spout ``src`` and one bolt per id, each subscribing to something that does not exist:
+    kinds ``component`` (default), ``stream`` or ``fields``, per bolt id."""
+    kinds = kinds or {}
+    bolts = {}
+    for bolt_id in bolt_ids:
+        kind = kinds.get(bolt_id, "component")
+        if kind == "stream":
+            inputs = [(("src", "nostream_" + bolt_id), shuffle())]
+        elif kind == "fields":
+            inputs = [(("src", DEFAULT), fields("a", "nofield_" + bolt_id))]
+        else:
+            inputs = [(("nope_" + bolt_id, DEFAULT), shuffle())]
+        bolts[bolt_id] = bolt(inputs)
+    return topology({"src": spout({DEFAULT: ["a"]})}, bolts)
+
+
+def shared_ids(spout_ids, bolt_ids, state_spout_ids=()):
+    """Spouts ``src`` plus ``spout_ids``, bolts subscribing to ``src``, and state spouts, whose
+    ids overlap."""
+    spouts = {"src": spout({DEFAULT: ["a"]})}
+    spouts.update((sid, spout({DEFAULT: ["a"]})) for sid in spout_ids)
+    return StormTopology(
+        spouts=spouts, bolts={bid: bolt([(("src", DEFAULT), shuffle())]) for bid in bolt_ids},
+        state_spouts={sid: StateSpoutSpec(state_spout_object=shell(),
+                                          common=common(outputs={DEFAULT: ["a"]}))
+                      for sid in state_spout_ids})
+
+
+def with_component_conf(spout_conf=None, bolt_conf=None, conf=None, **kwargs):
+    return reference(topology=topology(
+        {"s": spout({DEFAULT: ["a"]}, conf=spout_conf)},
+        {"b": bolt([(("s", DEFAULT), shuffle())], conf=bolt_conf)}), conf=conf, **kwargs)
+
+
+def rebalanced(ref_id, notes, generations=GENERATIONS, **rebalance):
+    return reference(ref_id, topology=wordcount(1, 1, 1), conf={"topology.workers": 2},
+                     lifecycle=True, rebalance=rebalance, notes=notes, generations=generations)
+
+
+FIDELITY_REFERENCES = [
+    # Lenient coercions: 1.2.4 mapcats each component's value, so a string gives characters.
+    with_component_conf(
+        id="kryo_register_string_in_component",
+        spout_conf={"topology.kryo.register": "com.example.A"},
+        notes="1.x registers each character of the string; 2.x casts to a List"),
+    with_component_conf(
+        id="kryo_decorators_string_in_component",
+        bolt_conf={"topology.kryo.decorators": "com.example.Deco"},
+        notes="1.x: the characters become decorators"),
+    with_component_conf(
+        id="kryo_register_map_in_component",
+        spout_conf={"topology.kryo.register": {"com.example.A": "com.example.ASer"}},
+        notes="1.x: a map's entries are registered as keys"),
+    with_component_conf(
+        id="kryo_register_number_in_component",
+        bolt_conf={"topology.kryo.register": 5}, notes="no seq of a number"),
+    with_component_conf(
+        id="kryo_register_odd_entries_in_component",
+        spout_conf={"topology.kryo.register": ["com.example.A", 7, ["com.example.L"]]},
+        notes="list entries that are neither a class name nor a map"),
+    with_component_conf(
+        id="kryo_register_string_in_topology_conf",
+        conf={"topology.kryo.register": "com.example.A"},
+        notes="the topology conf is validated (component confs are not)"),
+
+    # Which error is reported first: validate-structure over the system topology's components
+    # (3 user bolts: a 1.x array map; 5 and an event logger: exactly 9 entries, still an array
+    # map; 6: a 1.x hash map), then the inputs of one bolt, then validate-basic's ids and
+    # stream ids.
+    reference("order_missing_sources_three",
+              topology=subscribing_to_missing(["mid", "bolt_k", "b11"])),
+    reference("order_missing_sources_nine_entries", topology=subscribing_to_missing(
+        ["Beta", "bolt_i", "bolt_d", "x1", "b5"],
+        {"bolt_i": "stream", "bolt_d": "fields", "b5": "stream"}),
+        conf={"topology.eventlogger.executors": 1},
+        notes="every kind of missing source; 9 components in the system topology"),
+    reference("order_missing_sources_six",
+              topology=subscribing_to_missing(["bolt_n", "b5", "b8", "b11", "count", "b19"])),
+    reference("order_missing_inputs_one_bolt", topology=topology(
+        {"src": spout({DEFAULT: ["a"]})},
+        {"b": bolt([(("nope_%s" % c, DEFAULT), shuffle()) for c in "abcd"])})),
+    reference("order_system_component_ids", topology=topology(
+        {"src": spout({DEFAULT: ["a"]})},
+        {cid: bolt([(("src", DEFAULT), shuffle())]) for cid in ("__b1", "__x", "__count")})),
+    reference("order_system_stream_ids", topology=topology(
+        {"src": spout({DEFAULT: ["a"]})},
+        {"b": bolt([(("src", DEFAULT), shuffle())],
+                   {sid: ["a"] for sid in ("__b1", "__x", "__count")})})),
+
+    # One id for several components.
+    reference("duplicate_id_spout_bolt_elsewhere", topology=shared_ids(["x"], ["x"]),
+              notes="the bolt x subscribes to another spout"),
+    reference("duplicate_ids_two", topology=shared_ids(["x", "y"], ["y", "x"])),
+    reference("duplicate_id_state_spout", topology=shared_ids(["x"], [], ["x"])),
+    reference("duplicate_id_bolt_state_spout", topology=shared_ids([], ["x"], ["x"])),
+
+    # Rebalance with odd counts (the lifecycle's rebalance).
+    rebalanced("rebalance_zero_workers", "num_workers 0", num_workers=0),
+    rebalanced("rebalance_negative_workers", "num_workers -3; 2.8.3 stores it, then its "
+               "scheduler fails and halts Nimbus (pynimbus 2.x refuses it: test_rebalance_checks)",
+               generations=("1.x",), num_workers=-3),
+    rebalanced("rebalance_huge_workers", "num_workers 2^31-1", num_workers=2 ** 31 - 1),
+    rebalanced("rebalance_huge_executors", "executors far above the task count",
+               num_executors={"count": 2 ** 31 - 1}),
+    rebalanced("rebalance_unknown_component", "a component the topology lacks",
+               num_executors={"nope": 2, "count": 2}),
+    rebalanced("rebalance_unknown_system_component", "an unknown id that looks like Storm's",
+               num_executors={"__nope": 2}),
+    rebalanced("rebalance_unknown_component_zero", "both checks fail: which is reported",
+               num_executors={"nope": 0}),
+
+    # Allowed topology names that are not valid 2.x blob keys (the keys start with the name).
+    reference("bad_name_outside_key_alphabet", name="a@b"),
+    reference("bad_name_outside_key_alphabet_unicode", name="snow\u2603man"),
+]
+REFERENCES.extend(FIDELITY_REFERENCES)
 
 BY_ID = {r.id: r for r in REFERENCES}
 assert len(BY_ID) == len(REFERENCES), "duplicate reference ids"

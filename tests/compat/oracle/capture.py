@@ -116,6 +116,18 @@ def error_json(exc):
     return {"type": type(exc).__name__, "message": str(exc)}
 
 
+def storm_ids_normalized(result, name):
+    """A refused call's result with the storm ids of ``name`` in its message (1.2.4 names the
+    blob key it could not create) as ``<name>-{N}-{T}``, as :func:`normalize` writes the ids it
+    knows."""
+    error = result.get("error")
+    if not name or not error or not isinstance(error.get("message"), str):
+        return result
+    message = re.sub(re.escape(name) + r"-\d+-\d+", lambda _: name + "-{N}-{T}",
+                     error["message"])
+    return dict(result, error=dict(error, message=message))
+
+
 class Replacements:
     """Exact strings to replace (longest first) inside every string of a capture."""
 
@@ -658,7 +670,7 @@ class Capturer:
                     out["name_allowed_while_live"] = self.try_call("isTopologyNameAllowed",
                                                                    name=ref.name)
             result, location = self.submit(ref)
-            out["submit"] = result
+            out["submit"] = storm_ids_normalized(result, ref.name)
             out["upload_location"] = self.location_json(location)
             if ref.setup == "live_duplicate":
                 if primary_id:
@@ -712,10 +724,15 @@ class Capturer:
                 "secs_is_now": abs(int(m.group("secs")) - time.time()) < 600}
 
     def capture_all(self, references=None):
-        """``{"_nimbus": {...}, <ref id>: capture, ...}`` for the references, in order."""
+        """``{"_nimbus": {...}, <ref id>: capture, ...}`` for the references, in order (a
+        reference not meant for the target's generation is recorded as not run)."""
         references = refs.REFERENCES if references is None else references
         out = {"_nimbus": self.capture_nimbus()}
         for ref in references:
+            if self.target.generation not in ref.generations:
+                # Not submitted at all, so the storm id counters of both targets agree.
+                out[ref.id] = {"reference": ref.id, "not_run_on": self.target.generation}
+                continue
             self.log("[%s] %s ..." % (self.target.label, ref.id))
             t0 = time.monotonic()
             try:
