@@ -28,9 +28,8 @@ from fake_clock import FakeClock  # noqa: E402
 BACKENDS = ["embedded", pytest.param("zookeeper", marks=pytest.mark.zookeeper)]
 
 
-@pytest.fixture(scope="session")
-def zookeeper_server():
-    """A standalone ZooKeeper on 127.0.0.1 for the whole test session."""
+def _running_zookeeper():
+    """Start a standalone ZooKeeper on 127.0.0.1, yield it, stop it (skip where it can't run)."""
     reason = unavailable_reason()
     if reason:
         pytest.skip("needs a real ZooKeeper: " + reason)
@@ -38,6 +37,18 @@ def zookeeper_server():
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def zookeeper_server():
+    """A standalone ZooKeeper on 127.0.0.1 for the whole test session."""
+    yield from _running_zookeeper()
+
+
+@pytest.fixture
+def own_zookeeper():
+    """A ZooKeeper of this test's own, which the test may pause and resume (an outage)."""
+    yield from _running_zookeeper()
 
 
 def _test_conf(tmp_path, **overrides):

@@ -14,7 +14,6 @@ import pytest
 
 from nimbus_process import NimbusProcess, RawClient, RemoteError
 from test_nimbus_scenarios import spout, topology
-from zookeeper_server import ZooKeeperServer, unavailable_reason
 
 pytestmark = pytest.mark.zookeeper
 
@@ -22,15 +21,8 @@ ROOT = "/outage"
 
 
 @pytest.fixture
-def zookeeper():
-    """A ZooKeeper of this test's own, which the test may pause and resume."""
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip("needs a real ZooKeeper: " + reason)
-    server = ZooKeeperServer()
-    server.start()
-    yield server
-    server.stop()
+def zookeeper(own_zookeeper):
+    return own_zookeeper
 
 
 def start_nimbus(tmp_path, zookeeper, *options):
