@@ -1,0 +1,243 @@
+"""The multilang messages, both ways, as data (pure).
+
+From the child: ``shell_msg`` checks and normalizes one message as Storm 1.2.4
+``JsonSerializer.readShellMsg`` does into a ``ShellMsg``; ``bolt_action`` and ``spout_action``
+map it to what the executor must do, as ``ShellBolt``'s reader thread and
+``ShellSpout.querySubprocess`` do (2.8.8 is the same). To the child: the setup message, the
+``BoltMsg`` and ``SpoutMsg`` forms, and the heartbeat tuple (reference multilang-protocol.md).
+A child is untrusted: a malformed message raises ``MultilangProtocolError``, which kills the
+component as Storm's ``ClassCastException``/``RuntimeException`` would.
+"""
+
+from collections import namedtuple
+
+DEFAULT_STREAM_ID = "default"
+HEARTBEAT_STREAM_ID = "__heartbeat"
+SPOUT_COMMANDS = ("next", "ack", "fail", "activate", "deactivate")
+
+# DefaultShellLogHandler's levels; any other number logs at INFO.
+LOG_LEVEL_NAMES = {0: "TRACE", 1: "DEBUG", 2: "INFO", 3: "WARN", 4: "ERROR"}
+INFO_LOG_LEVEL = 2
+
+
+class MultilangProtocolError(Exception):
+    """The child sent a message the multilang protocol does not allow."""
+
+
+ShellMsg = namedtuple(
+    "ShellMsg",
+    "command id msg stream task need_task_ids tuple anchors metric_name metric_params log_level",
+)
+
+# What the executor does with one message.  ``direct_task`` None means a normal emit;
+# ``message_id`` is a spout's id for the tuple tree (None: unreliable), ``anchors`` a bolt's.
+Emit = namedtuple("Emit", "stream values anchors direct_task need_task_ids message_id")
+Ack = namedtuple("Ack", "id")
+Fail = namedtuple("Fail", "id")
+ReportError = namedtuple("ReportError", "message")
+ShellLog = namedtuple("ShellLog", "level msg")
+UpdateMetric = namedtuple("UpdateMetric", "name params")
+Sync = namedtuple("Sync", "")
+
+
+def shell_msg(message):
+    """Port of ``JsonSerializer.readShellMsg``: ``ShellMsg`` of one decoded child message.
+
+    ``stream`` defaults to ``default``, ``task`` to 0 (not direct), ``need_task_ids`` to True;
+    ``anchors`` may be one id or a list; ``level`` counts only for ``log`` and only if it is an
+    integer (1.2.4; 2.8.8 takes any number), else INFO.
+
+    :raises MultilangProtocolError: not an object, no string ``command``, or a field of the
+        wrong type.
+    """
+    if not isinstance(message, dict):
+        raise MultilangProtocolError(
+            "expected a command object from the subprocess, got %s" % _shown(message)
+        )
+    command = message.get("command")
+    if not isinstance(command, str):
+        raise MultilangProtocolError("Command not found in message: %s" % _shown(message))
+    stream = message.get("stream")
+    if stream is None:
+        stream = DEFAULT_STREAM_ID
+    _check(isinstance(stream, str), "stream", message)
+    task = message.get("task")
+    if task is None:
+        task = 0
+    _check(_is_int(task), "task", message)
+    need_task_ids = message.get("need_task_ids")
+    _check(need_task_ids is None or isinstance(need_task_ids, bool), "need_task_ids", message)
+    values = message.get("tuple")
+    _check(values is None or isinstance(values, list), "tuple", message)
+    msg = message.get("msg")
+    _check(msg is None or isinstance(msg, str), "msg", message)
+    name = message.get("name")
+    level = message.get("level")
+    return ShellMsg(
+        command=command,
+        id=message.get("id"),
+        msg=msg,
+        stream=stream,
+        task=task,
+        need_task_ids=need_task_ids is not False,
+        tuple=values,
+        anchors=_anchors(message),
+        metric_name=name if isinstance(name, str) else None,
+        metric_params=message.get("params"),
+        log_level=level if command == "log" and _is_int(level) else INFO_LOG_LEVEL,
+    )
+
+
+def bolt_action(msg):
+    """What ``ShellBolt``'s reader thread does with a ``ShellMsg`` (``handleEmit``,
+    ``handleAck``, ``handleFail``, ``handleError``, ``handleLog``, ``handleMetrics``; ``sync``
+    only counts as a heartbeat).
+
+    :raises MultilangProtocolError: an unknown command, or one missing what it needs.
+    """
+    command = msg.command
+    if command == "emit":
+        return _emit(msg, anchors=msg.anchors, message_id=None)
+    if command in ("ack", "fail"):
+        if not isinstance(msg.id, str):
+            raise MultilangProtocolError("%s needs the id of an input tuple, got %r" % (command, msg.id))
+        return Ack(msg.id) if command == "ack" else Fail(msg.id)
+    return _common_action(msg)
+
+
+def spout_action(msg):
+    """What ``ShellSpout.querySubprocess`` does with a ``ShellMsg``: ``sync`` ends the
+    exchange, ``emit`` (with the child's message id), ``log``, ``error``, ``metrics``.
+
+    :raises MultilangProtocolError: any other command ("Unknown command received").
+    """
+    if msg.command == "emit":
+        return _emit(msg, anchors=(), message_id=msg.id)
+    if msg.command in ("ack", "fail"):
+        raise MultilangProtocolError("Unknown command received: %s" % msg.command)
+    return _common_action(msg)
+
+
+def needs_task_ids_reply(emit):
+    """Storm writes the target task ids back for a normal emit unless the child said
+    ``need_task_ids: false``; a direct emit gets nothing."""
+    return emit.direct_task is None and emit.need_task_ids
+
+
+def shell_log_level_name(level):
+    """``DefaultShellLogHandler``'s level for a log command's number."""
+    return LOG_LEVEL_NAMES.get(level, LOG_LEVEL_NAMES[INFO_LOG_LEVEL])
+
+
+def shell_error_message(msg):
+    """The text ``ShellBolt.handleError``/``ShellSpout`` report under ``/errors``."""
+    return "Shell Process Exception: %s" % msg
+
+
+def setup_msg(pid_dir, storm_conf, context):
+    """``JsonSerializer.connect``'s first message: pid dir, the topology conf, the context."""
+    return {"pidDir": pid_dir, "conf": storm_conf, "context": context}
+
+
+def handshake_pid(message):
+    """The pid in the child's answer to the setup message (Storm reads only ``pid``).
+
+    :raises MultilangProtocolError: the answer has no integer ``pid``.
+    """
+    pid = message.get("pid") if isinstance(message, dict) else None
+    if not _is_int(pid) or pid <= 0:
+        raise MultilangProtocolError(
+            "the subprocess answered the handshake without a pid: %s" % _shown(message)
+        )
+    return pid
+
+
+def bolt_msg(tuple_id, source_component, source_stream, source_task, values):
+    """``BoltMsg`` as ``writeBoltMsg`` writes it; ``tuple_id`` is a string."""
+    return {
+        "id": tuple_id,
+        "comp": source_component,
+        "stream": source_stream,
+        "task": source_task,
+        "tuple": values,
+    }
+
+
+def heartbeat_bolt_msg(tuple_id):
+    """The heartbeat tuple ``ShellBolt`` writes every second; the child answers ``sync``."""
+    return bolt_msg(tuple_id, None, HEARTBEAT_STREAM_ID, -1, [])
+
+
+def spout_msg(command, message_id=""):
+    """``SpoutMsg``: ``next``/``activate``/``deactivate`` with id ``""``, ``ack``/``fail``
+    with the message id the child gave in its emit."""
+    if command not in SPOUT_COMMANDS:
+        raise ValueError("not a spout command: %r" % (command,))
+    return {"command": command, "id": message_id}
+
+
+def _common_action(msg):
+    command = msg.command
+    if command == "sync":
+        return Sync()
+    if command == "error":
+        return ReportError(shell_error_message(msg.msg))
+    if command == "log":
+        return ShellLog(msg.log_level, msg.msg)
+    if command == "metrics":
+        if msg.metric_name is None:
+            raise MultilangProtocolError("metrics command without a metric name")
+        return UpdateMetric(msg.metric_name, msg.metric_params)
+    raise MultilangProtocolError("Unknown command received: %s" % command)
+
+
+def _emit(msg, anchors, message_id):
+    if msg.tuple is None:
+        raise MultilangProtocolError("emit without a tuple (a list of values)")
+    return Emit(
+        stream=msg.stream,
+        values=msg.tuple,
+        anchors=anchors,
+        direct_task=msg.task if msg.task != 0 else None,
+        need_task_ids=msg.need_task_ids,
+        message_id=message_id,
+    )
+
+
+def _anchors(message):
+    anchors = message.get("anchors")
+    if anchors is None:
+        return ()
+    if isinstance(anchors, str):
+        return (anchors,)
+    _check(isinstance(anchors, list) and all(isinstance(a, str) for a in anchors), "anchors", message)
+    return tuple(anchors)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check(ok, field, message):
+    if not ok:
+        raise MultilangProtocolError(
+            "field %r has the wrong type in message from the subprocess: %s" % (field, _shown(message))
+        )
+
+
+def _shown(message, limit=200):
+    text = repr(message)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+TOPOLOGY_SUBPROCESS_TIMEOUT_SECS = "topology.subprocess.timeout.secs"
+SUPERVISOR_WORKER_TIMEOUT_SECS = "supervisor.worker.timeout.secs"
+
+
+def subprocess_timeout_secs(storm_conf):
+    """``ShellBolt.prepare``/``ShellSpout.open``: how long a child may stay silent,
+    ``topology.subprocess.timeout.secs`` if set, else ``supervisor.worker.timeout.secs``."""
+    timeout = storm_conf.get(TOPOLOGY_SUBPROCESS_TIMEOUT_SECS)
+    if timeout is None:
+        timeout = storm_conf.get(SUPERVISOR_WORKER_TIMEOUT_SECS, 30)
+    return timeout

@@ -1,0 +1,245 @@
+"""One multilang child process per task, on the reactor (the thin shell).
+
+Port of Storm 1.2.4 ``org.apache.storm.utils.ShellProcess`` with the I/O halves of
+``task.ShellBolt`` (writer, reader, heartbeat timer) and ``spout.ShellSpout`` (an exchange ends
+at ``sync``; the heartbeat counts only while waiting for it). Instead of Storm's threads, bytes
+arrive in ``childDataReceived`` and decoded actions go to a callback; time comes from the clock
+passed in. What Storm does after ``die`` (report the error, exit the worker with code 11) is the
+caller's, through ``on_died``.
+"""
+
+import logging
+import os
+import random
+
+from twisted.internet import defer, error, protocol, task
+
+from pynimbus.worker.multilang.serializers import MultilangSerializerError
+from pynimbus.worker.multilang.shell_msg import (
+    MultilangProtocolError,
+    ShellLog,
+    Sync,
+    bolt_action,
+    bolt_msg,
+    handshake_pid,
+    heartbeat_bolt_msg,
+    setup_msg,
+    shell_log_level_name,
+    shell_msg,
+    spout_action,
+    spout_msg,
+)
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_PERIOD_SECS = 1.0
+# How much of the child's stderr is kept for the report when it dies.
+STDERR_TAIL_BYTES = 4096
+BOLT = "bolt"
+SPOUT = "spout"
+_PYTHON_LEVELS = {"TRACE": 5, "DEBUG": logging.DEBUG, "INFO": logging.INFO,
+                  "WARN": logging.WARNING, "ERROR": logging.ERROR}
+
+
+class ShellProcessDied(Exception):
+    """The child exited, stopped answering, or broke the protocol; the message says which."""
+
+
+def child_env(worker_env, component_env):
+    """``ShellProcess.modifyEnvironment``: the worker's environment with the component's
+    entries; ``PATH`` is appended to, every other entry replaced."""
+    env = dict(worker_env)
+    for key, value in component_env.items():
+        if key == "PATH" and "PATH" in env:
+            env["PATH"] = env["PATH"] + os.pathsep + value
+        else:
+            env[key] = value
+    return env
+
+
+def random_tuple_id():
+    """A ``BoltMsg`` id as ShellBolt makes one: a random long as a string."""
+    return str(random.getrandbits(64) - 2**63)
+
+
+class ShellProcess(protocol.ProcessProtocol):
+    """One multilang child: launch, handshake, write messages, read actions, watch it.
+
+    ``kind`` is ``BOLT`` (heartbeat tuples every second; silent past the timeout = dead) or
+    ``SPOUT`` (dead only when an exchange waits for ``sync`` past the timeout).
+    ``on_action(action)`` gets each ``shell_msg`` action except logs, which are logged here
+    (``Sync`` included: it ends a spout exchange). ``on_died(message)`` is called once.
+    """
+
+    def __init__(self, component_id, serializer, kind, on_action, on_died, clock, timeout_secs,
+                 new_tuple_id=random_tuple_id):
+        if kind not in (BOLT, SPOUT):
+            raise ValueError("kind must be %r or %r, not %r" % (BOLT, SPOUT, kind))
+        self.component_id = component_id
+        self.pid = None
+        self.handshake = defer.Deferred()
+        self.ended = defer.Deferred()
+        self._serializer = serializer
+        self._reader = serializer.reader()
+        self._to_action = bolt_action if kind == BOLT else spout_action
+        self._kind = kind
+        self._on_action = on_action
+        self._on_died = on_died
+        self._clock = clock
+        self._timeout_secs = timeout_secs
+        self._new_tuple_id = new_tuple_id
+        self._shell_logger = logging.getLogger("pynimbus.shell." + component_id)
+        self._stderr_tail = b""
+        self._pid_dir = None
+        self._setup = None
+        self._last_heartbeat = clock.seconds()
+        self._waiting_since = None
+        self._heartbeat_timer = None
+        self._dead = False
+
+    def launch(self, reactor, command, cwd, env, pid_dir, storm_conf, context):
+        """``ShellProcess.launch``: start ``command`` (argv as given, no shell) in ``cwd`` with
+        exactly ``env``, then handshake. Returns ``self.handshake``, which fires with the
+        child's pid once it answered and its pid file is in ``pid_dir``.
+
+        :raises OSError: the process could not be started (e.g. ``cwd`` is missing).
+        """
+        self._pid_dir = pid_dir
+        self._setup = setup_msg(pid_dir, storm_conf, context)
+        reactor.spawnProcess(self, command[0], list(command), env=env, path=cwd)
+        return self.handshake
+
+    # -- writing
+
+    def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
+        """``writeBoltMsg``: one input tuple for a bolt."""
+        self._write(bolt_msg(tuple_id, source_component, source_stream, source_task, values))
+
+    def write_spout_msg(self, command, message_id=""):
+        """``writeSpoutMsg``: start a spout exchange, which ends when the child sends sync."""
+        if self._waiting_since is None:
+            self._waiting_since = self._clock.seconds()
+        self._write(spout_msg(command, message_id))
+
+    def write_task_ids(self, task_ids):
+        """``writeTaskIds``: the answer to an emit that wanted its target tasks."""
+        self._write(list(task_ids))
+
+    def _write(self, message):
+        if not self._dead:
+            self.transport.write(self._serializer.encode(message))
+
+    # -- lifecycle
+
+    def kill(self):
+        """``ShellProcess.destroy``: SIGTERM the child; ``self.ended`` fires when it is gone."""
+        self._dead = True
+        self._stop_heartbeats()
+        if not self.handshake.called:
+            self.handshake.errback(ShellProcessDied("%s killed before the handshake" % self._process_info()))
+        try:
+            self.transport.signalProcess("TERM")
+        except error.ProcessExitedAlready:
+            pass
+        return self.ended
+
+    def connectionMade(self):
+        self.transport.write(self._serializer.encode(self._setup))
+
+    def childDataReceived(self, fd, data):
+        if fd == 2:
+            self._log_stderr(data)
+        elif fd == 1 and not self._dead:
+            self._read(data)
+
+    def processEnded(self, reason):
+        self._stop_heartbeats()
+        exit_code = getattr(reason.value, "exitCode", None)
+        signal = getattr(reason.value, "signal", None)
+        if not self._dead:
+            self._die(
+                "Pipe to subprocess seems to be broken! %s exitCode:%s, signal:%s, errorString:%s"
+                % (self._process_info(), exit_code, signal,
+                   self._stderr_tail.decode("utf-8", "replace"))
+            )
+        self.ended.callback(exit_code)
+
+    # -- reading
+
+    def _read(self, data):
+        try:
+            for message in self._reader.feed(data):
+                self._last_heartbeat = self._clock.seconds()
+                if self.pid is None:
+                    self._finish_handshake(message)
+                else:
+                    self._dispatch(self._to_action(shell_msg(message)))
+                if self._dead:
+                    return
+        except (MultilangSerializerError, MultilangProtocolError) as exc:
+            self._die_and_kill("%s %s" % (self._process_info(), exc))
+
+    def _finish_handshake(self, message):
+        pid = handshake_pid(message)
+        if not os.path.exists(os.path.join(self._pid_dir, str(pid))):
+            raise MultilangProtocolError(
+                "the subprocess answered with pid %d but wrote no pid file %s/%d"
+                % (pid, self._pid_dir, pid)
+            )
+        self.pid = pid
+        self._heartbeat_timer = task.LoopingCall(self._check_heartbeat)
+        self._heartbeat_timer.clock = self._clock
+        self._heartbeat_timer.start(HEARTBEAT_PERIOD_SECS, now=False)
+        self.handshake.callback(pid)
+
+    def _dispatch(self, action):
+        if isinstance(action, ShellLog):
+            self._shell_logger.log(
+                _PYTHON_LEVELS[shell_log_level_name(action.level)],
+                "ShellLog %s %s", self._process_info(), action.msg,
+            )
+            return
+        if isinstance(action, Sync):
+            self._waiting_since = None
+        self._on_action(action)
+
+    def _log_stderr(self, data):
+        self._stderr_tail = (self._stderr_tail + data)[-STDERR_TAIL_BYTES:]
+        self._shell_logger.info("%s", data.decode("utf-8", "replace").rstrip("\n"))
+
+    # -- heartbeats
+
+    def _check_heartbeat(self):
+        """``BoltHeartbeatTimerTask``/``SpoutHeartbeatTimerTask``."""
+        now = self._clock.seconds()
+        if self._kind == SPOUT and self._waiting_since is None:
+            self._last_heartbeat = now
+        if now - self._last_heartbeat > self._timeout_secs:
+            self._die_and_kill("%s subprocess heartbeat timeout" % self._process_info())
+        elif self._kind == BOLT:
+            self._write(heartbeat_bolt_msg(self._new_tuple_id()))
+
+    def _stop_heartbeats(self):
+        if self._heartbeat_timer is not None and self._heartbeat_timer.running:
+            self._heartbeat_timer.stop()
+
+    # -- death
+
+    def _die_and_kill(self, message):
+        self._die(message)
+        self.kill()
+
+    def _die(self, message):
+        if self._on_died is None:
+            return
+        self._dead = True
+        on_died, self._on_died = self._on_died, None
+        log.error("multilang subprocess died: %s", message)
+        if not self.handshake.called:
+            self.handshake.errback(ShellProcessDied(message))
+        if on_died is not None:
+            on_died(message)
+
+    def _process_info(self):
+        """``getProcessInfoString``."""
+        return "pid:%s, name:%s" % (self.pid, self.component_id)

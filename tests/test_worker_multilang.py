@@ -1,0 +1,355 @@
+"""The multilang host (pynimbus/worker/multilang): framing, messages, context, real children."""
+
+import os
+import sys
+import time
+
+import msgpack
+import pytest
+from twisted.internet import process, reactor, task
+
+from pynimbus.generated.storm.ttypes import (
+    Bolt,
+    ComponentCommon,
+    ComponentObject,
+    GlobalStreamId,
+    Grouping,
+    NullStruct,
+    ShellComponent,
+    SpoutSpec,
+    StormTopology,
+    StreamInfo,
+)
+from pynimbus.worker.multilang.serializers import (
+    JsonSerializer,
+    MsgpackSerializer,
+    MultilangSerializerError,
+    serializer_for,
+)
+from pynimbus.worker.multilang.shell_msg import (
+    Ack,
+    Emit,
+    Fail,
+    MultilangProtocolError,
+    ReportError,
+    ShellLog,
+    Sync,
+    UpdateMetric,
+    bolt_action,
+    handshake_pid,
+    heartbeat_bolt_msg,
+    needs_task_ids_reply,
+    shell_msg,
+    spout_action,
+    spout_msg,
+    subprocess_timeout_secs,
+)
+from pynimbus.worker.multilang.shell_process import BOLT, SPOUT, ShellProcess, child_env
+from pynimbus.worker.multilang.topology_context import topology_context_json
+
+COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
+WAIT_SECS = 20
+
+
+# -- framing (pure, literal bytes)
+
+
+def test_json_encode_is_compact_and_end_terminated():
+    assert JsonSerializer.encode({"command": "next", "id": ""}) == b'{"command":"next","id":""}\nend\n'
+    assert JsonSerializer.encode([3, 4]) == b"[3,4]\nend\n"
+    assert JsonSerializer.encode({"w": "é"}) == '{"w":"é"}\nend\n'.encode("utf-8")
+
+
+def test_json_reader_joins_lines_until_end_across_chunks():
+    reader = JsonSerializer.reader()
+    assert reader.feed(b'{"command":"emit",\n"tuple"') == []
+    assert reader.feed(b':["a"]}\nen') == []
+    assert reader.feed(b'd\n{"command":"sync"}\r\nend\r\n[1]\nend\n') == [
+        {"command": "emit", "tuple": ["a"]},
+        {"command": "sync"},
+        [1],
+    ]
+
+
+def test_json_reader_refuses_what_is_not_json_and_unbounded_messages():
+    with pytest.raises(MultilangSerializerError, match="unable to parse: not json"):
+        JsonSerializer.reader().feed(b"not json\nend\n")
+    with pytest.raises(MultilangSerializerError, match="longer than 16 bytes"):
+        JsonSerializer.reader(max_message_bytes=16).feed(b"x" * 10 + b"\n" + b"y" * 10)
+
+
+def test_msgpack_frames_are_self_delimiting():
+    encoded = MsgpackSerializer.encode({"command": "sync"})
+    assert encoded == b"\x81\xa7command\xa4sync"
+    reader = MsgpackSerializer.reader()
+    both = encoded + msgpack.packb([1, 2])
+    assert reader.feed(both[:5]) == []
+    assert reader.feed(both[5:]) == [{"command": "sync"}, [1, 2]]
+
+
+def test_msgpack_reader_refuses_bad_bytes_and_oversized_messages():
+    with pytest.raises(MultilangSerializerError):
+        MsgpackSerializer.reader().feed(b"\xc1")
+    with pytest.raises(MultilangSerializerError, match="longer than"):
+        MsgpackSerializer.reader(max_message_bytes=8).feed(msgpack.packb("x" * 64))
+
+
+def test_serializer_for_reads_topology_multilang_serializer():
+    assert serializer_for({}) is JsonSerializer
+    conf = {"topology.multilang.serializer": "org.apache.storm.multilang.JsonSerializer"}
+    assert serializer_for(conf) is JsonSerializer
+    conf = {"topology.multilang.serializer": "com.yelp.pyleus.serializer.MessagePackSerializer"}
+    assert serializer_for(conf) is MsgpackSerializer
+    with pytest.raises(MultilangSerializerError, match="com.example.Nope"):
+        serializer_for({"topology.multilang.serializer": "com.example.Nope"})
+
+
+# -- messages (pure)
+
+
+def test_bolt_emit_defaults_and_anchors():
+    action = bolt_action(shell_msg({"command": "emit", "tuple": ["a"], "anchors": "7"}))
+    assert action == Emit("default", ["a"], ("7",), None, True, None)
+    assert needs_task_ids_reply(action)
+    action = bolt_action(shell_msg({"command": "emit", "tuple": [1], "stream": "s",
+                                    "anchors": ["1", "2"], "need_task_ids": False}))
+    assert action == Emit("s", [1], ("1", "2"), None, False, None)
+    assert not needs_task_ids_reply(action)
+
+
+def test_direct_emit_gets_no_task_ids_and_task_zero_is_not_direct():
+    direct = bolt_action(shell_msg({"command": "emit", "tuple": [], "task": 5}))
+    assert direct.direct_task == 5 and not needs_task_ids_reply(direct)
+    assert bolt_action(shell_msg({"command": "emit", "tuple": [], "task": 0})).direct_task is None
+
+
+def test_bolt_commands():
+    assert bolt_action(shell_msg({"command": "ack", "id": "9"})) == Ack("9")
+    assert bolt_action(shell_msg({"command": "fail", "id": "9"})) == Fail("9")
+    assert bolt_action(shell_msg({"command": "sync"})) == Sync()
+    assert bolt_action(shell_msg({"command": "error", "msg": "boom"})) == ReportError(
+        "Shell Process Exception: boom"
+    )
+    assert bolt_action(shell_msg({"command": "log", "msg": "hi", "level": 3})) == ShellLog(3, "hi")
+    assert bolt_action(shell_msg({"command": "log", "msg": "hi", "level": "3"})) == ShellLog(2, "hi")
+    assert bolt_action(shell_msg({"command": "metrics", "name": "m", "params": 4})) == UpdateMetric("m", 4)
+
+
+def test_spout_emit_carries_the_message_id_and_spouts_refuse_acks():
+    action = spout_action(shell_msg({"command": "emit", "tuple": ["w"], "id": "m1"}))
+    assert action == Emit("default", ["w"], (), None, True, "m1")
+    with pytest.raises(MultilangProtocolError, match="Unknown command received: ack"):
+        spout_action(shell_msg({"command": "ack", "id": "m1"}))
+
+
+@pytest.mark.parametrize(
+    "message, match",
+    [
+        ([1, 2], "expected a command object"),
+        ({"tuple": []}, "Command not found"),
+        ({"command": "dance"}, "Unknown command received: dance"),
+        ({"command": "emit"}, "emit without a tuple"),
+        ({"command": "emit", "tuple": "abc"}, "'tuple'"),
+        ({"command": "emit", "tuple": [], "task": "3"}, "'task'"),
+        ({"command": "emit", "tuple": [], "anchors": [1]}, "'anchors'"),
+        ({"command": "emit", "tuple": [], "need_task_ids": "no"}, "'need_task_ids'"),
+        ({"command": "ack"}, "needs the id"),
+        ({"command": "metrics", "params": 1}, "without a metric name"),
+    ],
+)
+def test_malformed_child_messages_are_protocol_errors(message, match):
+    with pytest.raises(MultilangProtocolError, match=match):
+        bolt_action(shell_msg(message))
+
+
+def test_messages_to_the_child():
+    assert heartbeat_bolt_msg("5") == {"id": "5", "comp": None, "stream": "__heartbeat",
+                                       "task": -1, "tuple": []}
+    assert spout_msg("next") == {"command": "next", "id": ""}
+    assert spout_msg("ack", "m1") == {"command": "ack", "id": "m1"}
+    assert handshake_pid({"pid": 42}) == 42
+    with pytest.raises(MultilangProtocolError, match="without a pid"):
+        handshake_pid({"pid": "42"})
+
+
+def test_subprocess_timeout_falls_back_to_the_worker_timeout():
+    assert subprocess_timeout_secs({"topology.subprocess.timeout.secs": 5,
+                                    "supervisor.worker.timeout.secs": 30}) == 5
+    assert subprocess_timeout_secs({"topology.subprocess.timeout.secs": None,
+                                    "supervisor.worker.timeout.secs": 30}) == 30
+
+
+def test_child_env_appends_path_and_replaces_the_rest():
+    env = child_env({"PATH": "/bin", "A": "1"}, {"PATH": "/opt/bin", "A": "2", "B": "3"})
+    assert env == {"PATH": "/bin" + os.pathsep + "/opt/bin", "A": "2", "B": "3"}
+
+
+# -- context (pure)
+
+
+def _common(inputs=None, streams=None):
+    return ComponentCommon(
+        inputs=inputs or {},
+        streams={s: StreamInfo(output_fields=f, direct=False) for s, f in (streams or {}).items()},
+    )
+
+
+def _word_count_topology():
+    shell = ComponentObject(shell=ShellComponent(execution_command="python", script="s.py"))
+    return StormTopology(
+        spouts={"words": SpoutSpec(spout_object=shell, common=_common(
+            streams={"default": ["word"], "__ack_init": ["id", "init", "spout-task"]}))},
+        bolts={
+            "count": Bolt(bolt_object=shell, common=_common(
+                inputs={GlobalStreamId("words", "default"): Grouping(fields=["word"])},
+                streams={"default": ["word", "count"]})),
+            "__acker": Bolt(bolt_object=shell, common=_common(
+                inputs={GlobalStreamId("words", "__ack_init"): Grouping(fields=["id"]),
+                        GlobalStreamId("count", "default"): Grouping(shuffle=NullStruct())},
+                streams={"__ack_ack": ["id"]})),
+        },
+        state_spouts={},
+    )
+
+
+def test_topology_context_has_storm_keys_and_groupings():
+    context = topology_context_json(_word_count_topology(), {1: "__acker", 2: "count", 3: "words"}, 2)
+    assert context == {
+        "task->component": {"1": "__acker", "2": "count", "3": "words"},
+        "taskid": 2,
+        "componentid": "count",
+        "streams": ["default"],
+        "stream->outputfields": {"default": ["word", "count"]},
+        "stream->target->grouping": {"default": {"__acker": {"type": "SHUFFLE"}}},
+        "source->stream->grouping": {"words": {"default": {"type": "FIELDS", "fields": ["word"]}}},
+        "source->stream->fields": {"words": {"default": ["word"], "__ack_init": ["id", "init", "spout-task"]}},
+    }
+
+
+# -- real children (the reactor is iterated in a bounded loop; time of the heartbeats is a Clock)
+
+
+def _run_until(condition, what):
+    deadline = time.monotonic() + WAIT_SECS
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for " + what
+        reactor.iterate(0.02)
+        process.reapAllProcesses()
+
+
+class _Child:
+    """A ShellProcess launched on a component script, with what it reported."""
+
+    def __init__(self, script, serializer=JsonSerializer, kind=BOLT, timeout_secs=30, env=(),
+                 tmp_path=None):
+        self.actions = []
+        self.deaths = []
+        self.clock = task.Clock()
+        self.pid_dir = str(tmp_path / "pids")
+        os.makedirs(self.pid_dir, exist_ok=True)
+        self.shell = ShellProcess("upper", serializer, kind, self.actions.append, self.deaths.append,
+                                  self.clock, timeout_secs, new_tuple_id=lambda: "hb")
+        self.handshake = []
+        child_environment = child_env(os.environ, dict(env, MULTILANG_TEST_SERIALIZER=serializer.name))
+        self.shell.launch(reactor, [sys.executable, script], COMPONENTS_DIR, child_environment,
+                          self.pid_dir, {"topology.name": "t"}, {"taskid": 1, "componentid": "upper",
+                                                                 "task->component": {"1": "upper"}})
+        self.shell.handshake.addBoth(self.handshake.append)
+        self.ended = []
+        self.shell.ended.addBoth(self.ended.append)
+
+    def wait_for_actions(self, count):
+        _run_until(lambda: len(self.actions) >= count or self.deaths, "%d actions" % count)
+        assert not self.deaths, self.deaths
+
+    def close(self):
+        if not self.ended:
+            self.shell.kill()
+            _run_until(lambda: self.ended, "the child to end")
+
+
+@pytest.fixture
+def children(tmp_path):
+    started = []
+
+    def start(script, **kwargs):
+        child = _Child(os.path.join(COMPONENTS_DIR, script), tmp_path=tmp_path, **kwargs)
+        started.append(child)
+        return child
+
+    yield start
+    for child in started:
+        child.close()
+
+
+@pytest.mark.parametrize("serializer", [JsonSerializer, MsgpackSerializer])
+def test_pystorm_bolt_handshakes_emits_and_acks(children, serializer):
+    child = children("upper_bolt.py", serializer=serializer)
+    _run_until(lambda: child.handshake, "the handshake")
+    pid = child.handshake[0]
+    assert pid == child.shell.transport.pid
+    assert os.path.exists(os.path.join(child.pid_dir, str(pid)))
+    child.shell.write_bolt_msg("-42", "words", "default", 3, ["hello"])
+    child.wait_for_actions(2)
+    assert child.actions[:2] == [Emit("default", ["HELLO"], ("-42",), None, False, None), Ack("-42")]
+
+
+def test_bolt_heartbeat_tuples_are_answered_with_sync(children):
+    child = children("upper_bolt.py")
+    _run_until(lambda: child.handshake, "the handshake")
+    child.clock.advance(1)
+    child.wait_for_actions(1)
+    assert child.actions == [Sync()]
+
+
+@pytest.mark.parametrize("serializer", [JsonSerializer, MsgpackSerializer])
+def test_pystorm_spout_answers_next_with_emit_and_sync(children, serializer):
+    child = children("word_spout.py", serializer=serializer, kind=SPOUT)
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_spout_msg("next")
+    child.wait_for_actions(2)
+    assert child.actions == [Emit("default", ["word1"], (), None, False, "id1"), Sync()]
+
+
+def test_a_child_that_exits_is_reported(children):
+    child = children("failing_bolt.py")
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_bolt_msg("7", "words", "default", 3, ["x"])
+    _run_until(lambda: child.deaths and child.ended, "the death report")
+    assert isinstance(child.actions[0], ReportError)
+    assert "cannot handle" in child.actions[0].message
+    assert Fail("7") in child.actions
+    assert "Pipe to subprocess seems to be broken!" in child.deaths[0]
+    assert "exitCode:1" in child.deaths[0]
+
+
+def test_a_silent_bolt_times_out_and_is_killed(children):
+    child = children("silent_child.py", timeout_secs=3)
+    _run_until(lambda: child.handshake, "the handshake")
+    for _ in range(3):
+        child.clock.advance(1)
+    assert child.deaths == []
+    child.clock.advance(1)
+    assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
+    _run_until(lambda: child.ended, "the killed child to end")
+    assert child.deaths == [child.deaths[0]]
+
+
+def test_a_spout_times_out_only_while_waiting_for_sync(children):
+    child = children("silent_child.py", kind=SPOUT, timeout_secs=3)
+    _run_until(lambda: child.handshake, "the handshake")
+    for _ in range(10):
+        child.clock.advance(1)
+    assert child.deaths == []
+    child.shell.write_spout_msg("next")
+    for _ in range(4):
+        child.clock.advance(1)
+    assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
+
+
+def test_a_child_without_its_pid_file_fails_the_handshake(children):
+    child = children("silent_child.py", env={"MULTILANG_TEST_NO_PID_FILE": "1"})
+    _run_until(lambda: child.handshake, "the handshake")
+    assert child.handshake[0].check(Exception)
+    assert "wrote no pid file" in str(child.handshake[0].value)
+    assert len(child.deaths) == 1
