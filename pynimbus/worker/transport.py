@@ -1,0 +1,308 @@
+"""Tuples between workers over TCP: the Twisted shell around ``pynimbus.worker.wire``.
+
+Plays the part of Storm 1.2.4's ``messaging/netty`` ``Server`` and ``Client``; the framing and
+the encoding are ours (see ``wire``).  Both sides hold bounded memory and push back:
+
+* **Receiving** (``TupleServerFactory``, one per worker port): each frame's tuples are handed,
+  grouped by destination task and in their order, to that task's receiver callback.  A
+  callback that answers False ("my queue is full") makes its connection stop reading the
+  socket (``pauseProducing``) until ``resume_reading`` is called, so TCP pushes back to the
+  sender, as 1.2.4's netty thread blocks on a full executor receive queue.  A queue thus holds
+  at most its limit plus one frame per connection.  Tuples for a task the worker does not run
+  are dropped and counted (1.2.4 worker.clj logs "Received invalid messages for unknown
+  tasks").  A frame over ``max_frame_bytes`` or that does not decode closes its connection.
+* **Sending** (``TupleClient``, one per remote worker): tuples are encoded as they are sent
+  (a value msgpack cannot carry is an error at once) and kept in a send buffer of at most
+  ``max_buffered_bytes``, written as frames of up to ``batch_bytes`` (1.2.4 ``MessageBatch``
+  and ``storm.messaging.netty.transfer.batch.size``) whenever the socket takes them: the
+  connection is the transport's push producer, so Twisted's own write buffer stays near its
+  64 KiB.  When the send buffer is full, ``backpressure`` goes up (and ``on_backpressure(True)``
+  is called) so the executor can stop calling nextTuple; it goes down at half full.  A tuple
+  sent while the buffer is full is dropped, counted in ``messages_lost``, and ``send`` answers
+  False: Storm's at-least-once replay recovers it, as Storm relies on.
+* **Reconnecting**: a lost or refused connection is retried for ever (until ``close``) after
+  an exponential delay from ``storm.messaging.netty.min_wait_ms`` to ``max_wait_ms`` with
+  jitter, as 1.2.4 ``Client`` (whose ``reconnectingAllowed`` ignores ``max_retries``).
+
+Deliberate difference: 1.2.4 ``Client.send`` drops every tuple at once while its connection is
+down; we keep them in the bounded send buffer and drop only once it is full, so a worker
+restarting within the buffer's reach loses nothing.
+
+The reactor is passed in; nothing here blocks it.
+"""
+
+import collections
+import logging
+
+import msgpack
+from twisted.internet import protocol
+from twisted.internet.interfaces import IPushProducer
+from zope.interface import implementer
+
+from pynimbus.worker.wire import (
+    MAX_ARRAY_HEADER_BYTES, FrameDecoder, FrameTooLarge, MalformedFrame, decode_frame,
+    encode_message, frame)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_FRAME_BYTES = 16 * 1048576
+
+
+def transport_settings(conf):
+    """The keyword arguments of ``TupleClient`` and ``TupleServerFactory`` from a topology conf:
+    Storm's ``storm.messaging.netty.*`` keys and ours."""
+    return {
+        "max_frame_bytes": conf.get("pynimbus.worker.transport.max_frame_bytes",
+                                    DEFAULT_MAX_FRAME_BYTES),
+        "batch_bytes": conf.get("storm.messaging.netty.transfer.batch.size", 262144),
+        "max_buffered_bytes": conf.get("storm.messaging.netty.buffer_size", 5242880),
+        "min_wait_secs": conf.get("storm.messaging.netty.min_wait_ms", 100) / 1000.0,
+        "max_wait_secs": conf.get("storm.messaging.netty.max_wait_ms", 1000) / 1000.0,
+    }
+
+
+class _TupleReceiverProtocol(protocol.Protocol):
+    """One connection from a remote worker: frames in, tuples to the factory's receivers."""
+
+    def connectionMade(self):
+        self.decoder = FrameDecoder(self.factory.max_frame_bytes)
+        self.paused = False
+        self.factory.connections.add(self)
+
+    def connectionLost(self, reason):
+        self.factory.connections.discard(self)
+        self.factory.paused.discard(self)
+
+    def dataReceived(self, data):
+        self.decoder.feed(data)
+        self._deliver_buffered_frames()
+
+    def _deliver_buffered_frames(self):
+        try:
+            while not self.paused:
+                payload = self.decoder.next_payload()
+                if payload is None:
+                    return
+                if not self.factory.deliver(decode_frame(payload)):
+                    self.pause_reading()
+        except (FrameTooLarge, MalformedFrame) as e:
+            log.warning("closing the tuple connection from %s: %s", self.transport.getPeer(), e)
+            self.transport.abortConnection()
+
+    def pause_reading(self):
+        self.paused = True
+        self.factory.paused.add(self)
+        self.transport.pauseProducing()
+
+    def resume_reading(self):
+        self.paused = False
+        self.factory.paused.discard(self)
+        self.transport.resumeProducing()
+        self._deliver_buffered_frames()
+
+
+class TupleServerFactory(protocol.ServerFactory):
+    """Receives tuples on a worker's port: 1.2.4 ``messaging/netty/Server`` with the receive
+    side of worker.clj (``mk-transfer-local-fn``), over our framing.
+
+    ``task_to_receiver`` maps each task this worker runs to a callable taking a list of
+    ``AddressedTuple``s (in the order they were sent) and answering whether its queue has room
+    for more; False pauses the connection that brought them until ``resume_reading``.
+    """
+
+    protocol = _TupleReceiverProtocol
+
+    def __init__(self, task_to_receiver, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES):
+        self.task_to_receiver = task_to_receiver
+        self.max_frame_bytes = max_frame_bytes
+        self.connections = set()
+        self.paused = set()
+        self.unknown_task_tuples = 0
+
+    def deliver(self, tuples):
+        """Hand one frame's tuples to their tasks' receivers; False when any has no more room."""
+        task_to_tuples = {}
+        for addressed in tuples:
+            task_to_tuples.setdefault(addressed.dest_task, []).append(addressed)
+        room = True
+        for task, task_tuples in task_to_tuples.items():
+            receiver = self.task_to_receiver.get(task)
+            if receiver is None:
+                self.unknown_task_tuples += len(task_tuples)
+                log.warning("dropping %d tuples for task %d, which this worker does not run",
+                            len(task_tuples), task)
+            elif receiver(task_tuples) is False:
+                room = False
+        return room
+
+    def resume_reading(self):
+        """Read again from every connection paused by a full receiver (call when it drains)."""
+        for connection in list(self.paused):
+            connection.resume_reading()
+
+    def close_connections(self):
+        for connection in list(self.connections):
+            connection.transport.abortConnection()
+
+
+@implementer(IPushProducer)
+class _TupleSenderProtocol(protocol.Protocol):
+    """The connection to a remote worker; the transport pauses it when its buffer is full."""
+
+    def connectionMade(self):
+        self.transport.registerProducer(self, True)
+        self.factory.resetDelay()
+        self.factory.client.connected(self)
+
+    def connectionLost(self, reason):
+        self.factory.client.disconnected(self)
+
+    def dataReceived(self, data):
+        # A receiving worker never writes; whatever comes is ignored.
+        pass
+
+    def pauseProducing(self):
+        self.factory.client.writable = False
+
+    def resumeProducing(self):
+        self.factory.client.writable = True
+        self.factory.client.flush()
+
+    def stopProducing(self):
+        pass
+
+
+class _TupleClientFactory(protocol.ReconnectingClientFactory):
+    protocol = _TupleSenderProtocol
+    noisy = False
+
+
+class TupleClient:
+    """Sends tuples to one remote worker (host, port): 1.2.4 ``messaging/netty/Client``.
+
+    ``send`` answers True when the tuple was taken, False when it was dropped because the send
+    buffer is full; ``backpressure`` tells whether the buffer is full, and ``on_backpressure``
+    (if given) is called with the new value when it changes.  Call ``start`` to connect and
+    ``close`` to stop.
+    """
+
+    def __init__(self, reactor, host, port, max_buffered_bytes=5242880, batch_bytes=262144,
+                 max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, min_wait_secs=0.1, max_wait_secs=1.0,
+                 on_backpressure=None):
+        if max_frame_bytes < batch_bytes + MAX_ARRAY_HEADER_BYTES:
+            raise ValueError("max_frame_bytes (%d) must exceed batch_bytes (%d)"
+                             % (max_frame_bytes, batch_bytes))
+        self.reactor = reactor
+        self.host = host
+        self.port = port
+        self.max_buffered_bytes = max_buffered_bytes
+        self.batch_bytes = batch_bytes
+        self.max_frame_bytes = max_frame_bytes
+        self.on_backpressure = on_backpressure
+        self.backpressure = False
+        self.writable = False
+        self.messages_sent = 0
+        self.messages_lost = 0
+        self.bytes_sent = 0
+        self._packer = msgpack.Packer()
+        self._pending = collections.deque()
+        self._pending_bytes = 0
+        self._connection = None
+        self._flush_call = None
+        self._closing = False
+        self._factory = _TupleClientFactory()
+        self._factory.client = self
+        self._factory.clock = reactor
+        self._factory.initialDelay = self._factory.delay = min_wait_secs
+        self._factory.maxDelay = max_wait_secs
+        self._factory.factor = 2.0
+
+    def start(self):
+        self.reactor.connectTCP(self.host, self.port, self._factory)
+
+    def buffered_bytes(self):
+        """Bytes of tuples taken and not yet handed to the socket."""
+        return self._pending_bytes
+
+    def send(self, dest_task, source_task, stream_id, message_id, values):
+        """Queue one tuple for ``dest_task`` on the remote worker; see the class docstring.
+
+        :raises UnencodableValue: when a field is not of msgpack's types.
+        :raises FrameTooLarge: when the tuple alone does not fit in a frame.
+        """
+        message = encode_message(self._packer, dest_task, source_task, stream_id, message_id,
+                                 values)
+        if len(message) + MAX_ARRAY_HEADER_BYTES > self.max_frame_bytes:
+            raise FrameTooLarge("a tuple on stream %r of %d bytes does not fit in a frame "
+                                "(limit %d)" % (stream_id, len(message), self.max_frame_bytes))
+        if self._closing or self._pending_bytes + len(message) > self.max_buffered_bytes:
+            self.messages_lost += 1
+            self._set_backpressure(True)
+            return False
+        self._pending.append(message)
+        self._pending_bytes += len(message)
+        if self._pending_bytes >= self.max_buffered_bytes:
+            self._set_backpressure(True)
+        if self._pending_bytes >= self.batch_bytes:
+            self.flush()
+        elif self._flush_call is None and self.writable:
+            # Like 1.2.4 Client.send: write the unfilled batch soon, to keep latency low.
+            self._flush_call = self.reactor.callLater(0, self.flush)
+        return True
+
+    def flush(self):
+        """Write buffered tuples as frames of up to ``batch_bytes`` while the socket takes them."""
+        if self._flush_call is not None and self._flush_call.active():
+            self._flush_call.cancel()
+        self._flush_call = None
+        while self._pending and self.writable:
+            self._connection.transport.write(self._next_frame())
+        if self.backpressure and self._pending_bytes <= self.max_buffered_bytes // 2:
+            self._set_backpressure(False)
+
+    def _next_frame(self):
+        batch = [self._pending.popleft()]
+        batch_bytes = len(batch[0])
+        while self._pending and batch_bytes + len(self._pending[0]) <= self.batch_bytes:
+            message = self._pending.popleft()
+            batch.append(message)
+            batch_bytes += len(message)
+        self._pending_bytes -= batch_bytes
+        self.messages_sent += len(batch)
+        data = frame(batch)
+        self.bytes_sent += len(data)
+        return data
+
+    def _set_backpressure(self, value):
+        if value != self.backpressure:
+            self.backpressure = value
+            if self.on_backpressure is not None:
+                self.on_backpressure(value)
+
+    def connected(self, connection):
+        self._connection = connection
+        self.writable = True
+        if self._closing:
+            connection.transport.loseConnection()
+        else:
+            self.flush()
+
+    def disconnected(self, connection):
+        if self._connection is connection:
+            self._connection = None
+            self.writable = False
+
+    def close(self):
+        """Stop reconnecting; what the socket took is sent, the rest is dropped and counted."""
+        self._closing = True
+        self._factory.stopTrying()
+        self.flush()
+        self.messages_lost += len(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        if self._flush_call is not None and self._flush_call.active():
+            self._flush_call.cancel()
+        self._flush_call = None
+        if self._connection is not None:
+            self._connection.transport.unregisterProducer()
+            self._connection.transport.loseConnection()

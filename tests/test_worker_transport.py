@@ -1,0 +1,324 @@
+"""Tuples between workers: the msgpack frame codec (literal data) and the TCP transport over
+real loopback sockets in a private reactor (ordering, backpressure, reconnect, dropping)."""
+# test-case-name: tests.test_worker_transport
+
+import datetime
+import pickle
+import struct
+
+import msgpack
+import pytest
+from twisted.internet.testing import StringTransport
+
+from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until
+from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
+from pynimbus.worker.wire import (
+    AddressedTuple, FrameDecoder, FrameTooLarge, MalformedFrame, UnencodableValue,
+    decode_frame, encode_message, frame)
+
+MAX_FRAME = 1 << 20
+
+
+def _frame_of(*messages):
+    packer = msgpack.Packer()
+    return frame([encode_message(packer, *m) for m in messages])
+
+
+def _payloads(data, max_frame_bytes=MAX_FRAME):
+    decoder = FrameDecoder(max_frame_bytes)
+    decoder.feed(data)
+    payloads = []
+    while True:
+        payload = decoder.next_payload()
+        if payload is None:
+            return payloads
+        payloads.append(payload)
+
+
+# -- the codec ------------------------------------------------------------------------------
+
+
+def test_tuples_round_trip_through_one_frame_with_every_field():
+    """A batch of two tuples comes back with destination, source, stream, ids and values."""
+    values = [1, -2, "word", b"\x00\xff", 2.5, None, True, [1, [2]], {"k": 1, 3: "v"}]
+    data = _frame_of((7, 3, "default", {-5764607523034234880: 42}, values),
+                     (8, -1, "__tick", {}, []))
+    assert len(data) == 4 + struct.unpack("!I", data[:4])[0]
+    [payload] = _payloads(data)
+    assert decode_frame(payload) == [
+        AddressedTuple(7, 3, "default", {-5764607523034234880: 42}, values),
+        AddressedTuple(8, -1, "__tick", {}, []),
+    ]
+
+
+def test_a_tuple_value_arrives_as_a_list():
+    """msgpack has one array type, so a Python tuple value is received as a list."""
+    [payload] = _payloads(_frame_of((1, 2, "s", {}, (("a", 1),))))
+    assert decode_frame(payload)[0].values == [["a", 1]]
+
+
+@pytest.mark.parametrize("value", [{1, 2}, object(), 2 ** 64, 1j,
+                                   datetime.datetime(2026, 12, 1)])
+def test_a_value_msgpack_cannot_carry_is_refused_at_the_sender(value):
+    """Sets, objects, integers past 64 bits, complex and datetimes are an error naming the
+    stream, never pickled or converted."""
+    with pytest.raises(UnencodableValue, match="stream 'words'"):
+        encode_message(msgpack.Packer(), 1, 2, "words", {}, ["ok", value])
+
+
+@pytest.mark.parametrize("message_id", [{1: "x"}, {"root": 1}, [1, 2], None])
+def test_a_message_id_must_map_root_ids_to_edge_ids(message_id):
+    """A message id that is not a map of integers to integers is refused at the sender."""
+    with pytest.raises(UnencodableValue, match="message id"):
+        encode_message(msgpack.Packer(), 1, 2, "s", message_id, [])
+
+
+def test_task_ids_and_stream_must_have_their_types():
+    """A string task id or a non-string stream id is refused at the sender."""
+    with pytest.raises(UnencodableValue, match="task ids"):
+        encode_message(msgpack.Packer(), "1", 2, "s", {}, [])
+    with pytest.raises(UnencodableValue, match="stream id"):
+        encode_message(msgpack.Packer(), 1, 2, 5, {}, [])
+
+
+def test_frames_fed_one_byte_at_a_time_are_reassembled_in_order():
+    """The decoder hands out whole payloads only, in order, whatever the read sizes."""
+    data = _frame_of((1, 2, "s", {}, ["a"])) + _frame_of((1, 2, "s", {}, ["b"]))
+    decoder = FrameDecoder(MAX_FRAME)
+    got = []
+    for i in range(len(data)):
+        decoder.feed(data[i:i + 1])
+        payload = decoder.next_payload()
+        if payload is not None:
+            got.extend(t.values for t in decode_frame(payload))
+    assert got == [["a"], ["b"]]
+    assert decoder.buffered_bytes() == 0
+
+
+@pytest.mark.parametrize("length", [0, MAX_FRAME + 1, 0xFFFFFFFF])
+def test_a_frame_length_of_zero_or_over_the_limit_is_refused(length):
+    """A length prefix over the limit is refused before any of its bytes are buffered."""
+    decoder = FrameDecoder(MAX_FRAME)
+    decoder.feed(struct.pack("!I", length))
+    with pytest.raises(FrameTooLarge, match="refused"):
+        decoder.next_payload()
+
+
+def test_a_frame_at_the_limit_is_accepted():
+    """A frame whose payload is exactly max_frame_bytes long decodes."""
+    data = _frame_of((1, 2, "s", {}, ["x"]))
+    assert _payloads(data, max_frame_bytes=len(data) - 4)
+
+
+@pytest.mark.parametrize("payload", [
+    b"\xc1",                                                   # never-used msgpack byte
+    msgpack.packb({"not": "an array"}),
+    msgpack.packb([[1, 2, "s", {}]]),                          # four fields
+    msgpack.packb([["1", 2, "s", {}, []]]),                    # string task id
+    msgpack.packb([[1, 2, "s", {1: "x"}, []]]),                # bad message id
+    msgpack.packb([[1, 2, "s", {}, []]]) + b"\x00",            # trailing bytes
+    msgpack.packb([[1, 2, "s", {}, [msgpack.ExtType(5, b"x")]]]),
+    pickle.dumps([[1, 2, "s", {}, []]]),
+])
+def test_a_malformed_payload_is_refused(payload):
+    """Bytes that are not an array of five-field messages (pickle included) are refused."""
+    with pytest.raises(MalformedFrame):
+        decode_frame(payload)
+
+
+# -- the receiving side without sockets ------------------------------------------------------
+
+
+def _connected_receiver(factory):
+    receiver = factory.buildProtocol(None)
+    transport = StringTransport()
+    receiver.makeConnection(transport)
+    return receiver, transport
+
+
+def test_an_oversized_frame_closes_only_its_connection():
+    """A length prefix over the limit aborts that connection; another one goes on."""
+    got = []
+    factory = TupleServerFactory({1: got.extend}, max_frame_bytes=1024)
+    bad, bad_transport = _connected_receiver(factory)
+    good, good_transport = _connected_receiver(factory)
+    bad.dataReceived(struct.pack("!I", 1025))
+    good.dataReceived(_frame_of((1, 2, "s", {}, ["fine"])))
+    assert bad_transport.disconnecting and not good_transport.disconnecting
+    assert [t.values for t in got] == [["fine"]]
+
+
+def test_tuples_for_a_task_not_run_here_are_dropped_and_counted():
+    """Only the known task's tuples are delivered; the others are counted as dropped."""
+    got = []
+    factory = TupleServerFactory({1: got.extend})
+    receiver, _ = _connected_receiver(factory)
+    receiver.dataReceived(_frame_of((1, 2, "s", {}, ["a"]), (9, 2, "s", {}, ["b"]),
+                                    (9, 2, "s", {}, ["c"])))
+    assert [t.values for t in got] == [["a"]]
+    assert factory.unknown_task_tuples == 2
+
+
+def test_a_full_receiver_stops_reading_until_resumed():
+    """Frames after the one that filled the queue stay buffered until resume_reading."""
+    got = []
+    factory = TupleServerFactory({1: lambda ts: got.extend(ts) or len(got) < 2})
+    receiver, transport = _connected_receiver(factory)
+    receiver.dataReceived(b"".join(_frame_of((1, 2, "s", {}, [i])) for i in range(4)))
+    assert [t.values for t in got] == [[0], [1]]
+    assert transport.producerState == "paused"
+    got.clear()
+    factory.resume_reading()
+    assert [t.values for t in got] == [[2], [3]]
+    assert transport.producerState == "paused"
+
+
+def test_transport_settings_come_from_storms_netty_keys():
+    """Batch size, send buffer and reconnect waits are Storm's storm.messaging.netty.* keys."""
+    settings = transport_settings({"storm.messaging.netty.transfer.batch.size": 1000,
+                                   "storm.messaging.netty.buffer_size": 5000,
+                                   "storm.messaging.netty.min_wait_ms": 100,
+                                   "storm.messaging.netty.max_wait_ms": 1000})
+    assert settings["batch_bytes"] == 1000 and settings["max_buffered_bytes"] == 5000
+    assert (settings["min_wait_secs"], settings["max_wait_secs"]) == (0.1, 1.0)
+
+
+def test_a_tuple_too_large_for_a_frame_is_refused_at_the_sender():
+    """send raises FrameTooLarge for a tuple that no frame could carry, and keeps nothing."""
+    client = TupleClient(None, LOOPBACK, 1, batch_bytes=100, max_frame_bytes=200)
+    with pytest.raises(FrameTooLarge, match="stream 'big'"):
+        client.send(1, 2, "big", {}, [b"x" * 300])
+    assert client.buffered_bytes() == 0
+
+
+# -- real loopback TCP -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def reactor():
+    reactor = new_reactor()
+    yield reactor
+    close_reactor(reactor)
+
+
+def _listen(reactor, task_to_receiver, port=0, **kwargs):
+    factory = TupleServerFactory(task_to_receiver, **kwargs)
+    listening = reactor.listenTCP(port, factory, interface=LOOPBACK)
+    return factory, listening
+
+
+def _client(reactor, listening, **kwargs):
+    kwargs.setdefault("min_wait_secs", 0.01)
+    kwargs.setdefault("max_wait_secs", 0.05)
+    client = TupleClient(reactor, LOOPBACK, listening.getHost().port, **kwargs)
+    client.start()
+    return client
+
+
+def test_ten_thousand_tuples_cross_each_way_in_order(reactor):
+    """Two workers' factories and clients in one reactor: 10,000 tuples each way, in order."""
+    count = 10000
+    at_a, at_b = [], []
+    factory_a, listening_a = _listen(reactor, {1: at_a.extend})
+    factory_b, listening_b = _listen(reactor, {2: at_b.extend, 3: at_b.extend})
+    a_to_b = _client(reactor, listening_b, batch_bytes=4096)
+    b_to_a = _client(reactor, listening_a, batch_bytes=4096)
+    for i in range(count):
+        assert a_to_b.send(2 + i % 2, 1, "default", {i: i + 1}, [i, "w%d" % i])
+        assert b_to_a.send(1, 2, "default", {}, [i])
+    spin_until(reactor, lambda: len(at_a) == count and len(at_b) == count,
+               what="20,000 tuples")
+    assert [t.values[0] for t in at_a] == list(range(count))
+    assert [t.values[0] for t in at_b if t.dest_task == 2] == list(range(0, count, 2))
+    assert [t.values[0] for t in at_b if t.dest_task == 3] == list(range(1, count, 2))
+    assert AddressedTuple(3, 1, "default", {1: 2}, [1, "w1"]) in at_b
+    assert a_to_b.messages_sent == count and a_to_b.messages_lost == 0
+    a_to_b.close()
+    b_to_a.close()
+    listening_a.stopListening()
+    listening_b.stopListening()
+
+
+def test_a_receiver_that_stops_consuming_raises_the_senders_flag_with_bounded_memory(reactor):
+    """A full receiver stops reading; the sender's buffer fills to its limit, its flag goes
+    up and later tuples are refused; once the receiver drains, every taken tuple arrives."""
+    queue = []
+    queue_limit = 8
+    consuming = [False]
+
+    def receive(tuples):
+        queue.extend(tuples)
+        return consuming[0] or len(queue) < queue_limit
+
+    flags = []
+    factory, listening = _listen(reactor, {1: receive})
+    value = b"v" * 16384
+    client = _client(reactor, listening, max_buffered_bytes=256 * 1024,
+                     batch_bytes=64 * 1024, on_backpressure=flags.append)
+    spin_until(reactor, lambda: client.writable, what="the connection")
+    taken = 0
+    for i in range(2000):
+        if client.send(1, 2, "s", {}, [i, value]):
+            taken += 1
+        if client.backpressure:
+            break
+        reactor.iterate(0)
+    assert client.backpressure and flags == [True]
+    assert client.buffered_bytes() <= 256 * 1024
+    lost = client.messages_lost
+    assert not client.send(1, 2, "s", {}, [-1, value])
+    assert client.messages_lost == lost + 1
+    assert factory.paused
+    # The receiver holds its limit plus at most one frame (64 KiB of 16 KiB tuples).
+    assert queue_limit <= len(queue) < queue_limit + 5
+    consuming[0] = True
+    factory.resume_reading()
+    spin_until(reactor, lambda: len(queue) == taken, what="every taken tuple")
+    assert [t.values[0] for t in queue] == list(range(taken))
+    assert flags == [True, False]
+    client.close()
+    listening.stopListening()
+
+
+def test_the_client_reconnects_after_the_server_restarts(reactor):
+    """Tuples sent while the receiving worker is down are kept (within the buffer) and
+    arrive once it listens again on its port."""
+    first, second = [], []
+    factory, listening = _listen(reactor, {1: first.extend})
+    port = listening.getHost().port
+    client = _client(reactor, listening)
+    client.send(1, 2, "s", {}, ["before"])
+    spin_until(reactor, lambda: first, what="the first tuple")
+    listening.stopListening()
+    factory.close_connections()
+    spin_until(reactor, lambda: not client.writable and not factory.connections,
+               what="the connection to drop")
+    assert client.send(1, 2, "s", {}, ["while down"])
+    for _ in range(3):   # let a few reconnect attempts be refused
+        reactor.iterate(0.02)
+    factory, listening = _listen(reactor, {1: second.extend}, port=port)
+    spin_until(reactor, lambda: second, what="the tuple sent while down")
+    assert [t.values for t in second] == [["while down"]]
+    assert client.send(1, 2, "s", {}, ["after"])
+    spin_until(reactor, lambda: len(second) == 2, what="the tuple sent after")
+    assert [t.values for t in first + second] == [["before"], ["while down"], ["after"]]
+    client.close()
+    listening.stopListening()
+
+
+def test_tuples_for_an_unreachable_worker_are_dropped_once_the_buffer_is_full(reactor):
+    """With nothing listening, tuples are kept up to the buffer's limit, then dropped and
+    counted, and the flag is up."""
+    factory, listening = _listen(reactor, {})
+    port = listening.getHost().port
+    listening.stopListening()
+    client = TupleClient(reactor, LOOPBACK, port, max_buffered_bytes=1000, batch_bytes=500,
+                         min_wait_secs=0.01, max_wait_secs=0.05)
+    client.start()
+    results = [client.send(1, 2, "s", {}, [b"x" * 90]) for _ in range(20)]
+    reactor.iterate(0.02)
+    assert results[0] and not results[-1]
+    assert client.backpressure
+    assert client.buffered_bytes() <= 1000
+    assert client.messages_lost == results.count(False) > 0
+    client.close()
