@@ -43,6 +43,9 @@ PYNIMBUS_DEFAULTS = {
     # Seconds a connection may hold part of a frame without sending more before it is closed
     # (Storm waits for ever).
     "pynimbus.thrift.partial_frame.timeout.secs": 30,
+    # Longest frame of tuples a worker accepts from another worker; a longer one closes the
+    # connection (Storm's netty decoder has no limit).
+    "pynimbus.worker.transport.max_frame_bytes": 16 * 1048576,
 }
 
 

@@ -3,8 +3,11 @@ real loopback sockets in a private reactor (ordering, backpressure, reconnect, d
 # test-case-name: tests.test_worker_transport
 
 import datetime
+import json
 import pickle
 import struct
+import subprocess
+import sys
 
 import msgpack
 import pytest
@@ -33,6 +36,15 @@ def _payloads(data, max_frame_bytes=MAX_FRAME):
         if payload is None:
             return payloads
         payloads.append(payload)
+
+
+def test_the_codec_imports_no_twisted_and_no_sockets():
+    """wire is pure: importing it loads neither Twisted nor the socket module."""
+    probe = ("import sys, json, pynimbus.worker.wire; print(json.dumps(sorted("
+             "m for m in sys.modules if m.split('.')[0] in ('twisted', 'socket', 'kazoo'))))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True).stdout
+    assert json.loads(out) == []
 
 
 # -- the codec ------------------------------------------------------------------------------
