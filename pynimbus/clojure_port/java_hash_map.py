@@ -8,7 +8,8 @@ codes and the map's history.  :class:`JavaHashMap` replays that history the way 
 
 - the Java ``hashCode`` of the keys Storm uses: :func:`string_hash` (``String``: UTF-16 code
   units, 32-bit wrap), :func:`integer_hash`, :func:`long_hash`, :func:`list_hash`
-  (``List<Long>``), :func:`java_hash` (JSON-ish values); :func:`spread` is ``HashMap.hash``;
+  (``List<Long>``), :func:`double_hash`, :func:`java_hash` (JSON-ish values); :func:`spread`
+  is ``HashMap.hash``;
 - the table: capacity 16 for ``new HashMap<>()``, ``tableSizeFor(n)`` for ``new HashMap<>(n)``,
   ``tableSizeFor(s / 0.75 + 1)`` when ``putAll``/``new HashMap<>(map)`` fills an empty map,
   doubling when the size passes 3/4 of the capacity, and when a bucket reaches 9 entries in a
@@ -38,6 +39,7 @@ orders) on this model, and :mod:`pynimbus.clojure_port.page_order` the UI's list
 import collections
 import functools
 import itertools
+import struct
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -92,8 +94,37 @@ def list_hash(element_hashes):
     return int32(h)
 
 
+def double_hash(value):
+    """Port of ``java.lang.Double.hashCode``: ``long_hash`` of ``doubleToLongBits`` (every NaN
+    is the canonical one)."""
+    if value != value:
+        return long_hash(0x7FF8000000000000)
+    return long_hash(struct.unpack(">q", struct.pack(">d", value))[0])
+
+
+def big_integer_hash(value):
+    """Port of ``java.math.BigInteger.hashCode``: over the magnitude's 32-bit words, most
+    significant first, times the sign."""
+    h = 0
+    magnitude = abs(value)
+    for shift in range((magnitude.bit_length() + 31) // 32 * 32 - 32, -32, -32):
+        h = (31 * h + ((magnitude >> shift) & _MASK32)) & _MASK32
+    return int32(h * (1 if value > 0 else -1 if value < 0 else 0))
+
+
+def byte_array_hash(data):
+    """Port of ``java.util.Arrays.hashCode(byte[])``: bytes as signed values."""
+    h = 1
+    for b in data:
+        h = (31 * h + (b - 256 if b > 127 else b)) & _MASK32
+    return int32(h)
+
+
 def java_hash(key):
-    """Java ``hashCode`` of a JSON-ish key: String, Boolean, Long (int), null."""
+    """Java ``hashCode`` of a JSON-ish value as Storm's JSON readers build it: String, Boolean,
+    Long (an int; BigInteger past 64 bits), Double (a float), List (a list or tuple), Map (a
+    dict, ``AbstractMap.hashCode``: the sum of ``key ^ value`` over entries), ``byte[]``
+    (bytes, as ``Arrays.hashCode``), null."""
     if key is None:
         return 0
     if isinstance(key, str):
@@ -101,7 +132,17 @@ def java_hash(key):
     if isinstance(key, bool):
         return 1231 if key else 1237
     if isinstance(key, int):
-        return long_hash(key)
+        if -0x8000000000000000 <= key <= 0x7FFFFFFFFFFFFFFF:
+            return long_hash(key)
+        return big_integer_hash(key)
+    if isinstance(key, float):
+        return double_hash(key)
+    if isinstance(key, (list, tuple)):
+        return list_hash(java_hash(e) for e in key)
+    if isinstance(key, dict):
+        return int32(sum(java_hash(k) ^ java_hash(v) for k, v in key.items()))
+    if isinstance(key, (bytes, bytearray)):
+        return byte_array_hash(key)
     return hash(key)
 
 
