@@ -1,5 +1,6 @@
 """The multilang host (pynimbus/worker/multilang): framing, messages, context, real children."""
 
+import ast
 import os
 import sys
 import time
@@ -20,6 +21,7 @@ from pynimbus.generated.storm.ttypes import (
     StormTopology,
     StreamInfo,
 )
+import pynimbus.worker.multilang as multilang_package
 from pynimbus.worker.multilang.serializers import (
     JsonSerializer,
     MsgpackSerializer,
@@ -51,11 +53,30 @@ COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multi
 WAIT_SECS = 20
 
 
+PURE_MODULES = ("serializers.py", "shell_msg.py", "topology_context.py")
+IO_MODULES = {"twisted", "socket", "os", "io", "time", "random", "subprocess", "select"}
+
+
+@pytest.mark.parametrize("name", PURE_MODULES)
+def test_pure_modules_import_no_io(name):
+    path = os.path.join(os.path.dirname(multilang_package.__file__), name)
+    with open(path) as source:
+        tree = ast.parse(source.read())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+    assert not imported & IO_MODULES
+
+
 # -- framing (pure, literal bytes)
 
 
 def test_json_encode_is_compact_and_end_terminated():
-    assert JsonSerializer.encode({"command": "next", "id": ""}) == b'{"command":"next","id":""}\nend\n'
+    encoded = JsonSerializer.encode({"command": "next", "id": ""})
+    assert encoded == b'{"command":"next","id":""}\nend\n'
     assert JsonSerializer.encode([3, 4]) == b"[3,4]\nend\n"
     assert JsonSerializer.encode({"w": "é"}) == '{"w":"é"}\nend\n'.encode("utf-8")
 
@@ -131,8 +152,10 @@ def test_bolt_commands():
         "Shell Process Exception: boom"
     )
     assert bolt_action(shell_msg({"command": "log", "msg": "hi", "level": 3})) == ShellLog(3, "hi")
-    assert bolt_action(shell_msg({"command": "log", "msg": "hi", "level": "3"})) == ShellLog(2, "hi")
-    assert bolt_action(shell_msg({"command": "metrics", "name": "m", "params": 4})) == UpdateMetric("m", 4)
+    not_a_level = {"command": "log", "msg": "hi", "level": "3"}
+    assert bolt_action(shell_msg(not_a_level)) == ShellLog(2, "hi")
+    metrics = {"command": "metrics", "name": "m", "params": 4}
+    assert bolt_action(shell_msg(metrics)) == UpdateMetric("m", 4)
 
 
 def test_spout_emit_carries_the_message_id_and_spouts_refuse_acks():
@@ -213,7 +236,8 @@ def _word_count_topology():
 
 
 def test_topology_context_has_storm_keys_and_groupings():
-    context = topology_context_json(_word_count_topology(), {1: "__acker", 2: "count", 3: "words"}, 2)
+    task_to_component = {1: "__acker", 2: "count", 3: "words"}
+    context = topology_context_json(_word_count_topology(), task_to_component, 2)
     assert context == {
         "task->component": {"1": "__acker", "2": "count", "3": "words"},
         "taskid": 2,
@@ -222,7 +246,9 @@ def test_topology_context_has_storm_keys_and_groupings():
         "stream->outputfields": {"default": ["word", "count"]},
         "stream->target->grouping": {"default": {"__acker": {"type": "SHUFFLE"}}},
         "source->stream->grouping": {"words": {"default": {"type": "FIELDS", "fields": ["word"]}}},
-        "source->stream->fields": {"words": {"default": ["word"], "__ack_init": ["id", "init", "spout-task"]}},
+        "source->stream->fields": {
+            "words": {"default": ["word"], "__ack_init": ["id", "init", "spout-task"]}
+        },
     }
 
 
@@ -247,13 +273,16 @@ class _Child:
         self.clock = task.Clock()
         self.pid_dir = str(tmp_path / "pids")
         os.makedirs(self.pid_dir, exist_ok=True)
-        self.shell = ShellProcess("upper", serializer, kind, self.actions.append, self.deaths.append,
-                                  self.clock, timeout_secs, new_tuple_id=lambda: "hb")
+        self.shell = ShellProcess("upper", serializer, kind, self.actions.append,
+                                  self.deaths.append, self.clock, timeout_secs,
+                                  new_tuple_id=lambda: "hb")
         self.handshake = []
-        child_environment = child_env(os.environ, dict(env, MULTILANG_TEST_SERIALIZER=serializer.name))
+        child_environment = child_env(
+            os.environ, dict(env, MULTILANG_TEST_SERIALIZER=serializer.name)
+        )
         self.shell.launch(reactor, [sys.executable, script], COMPONENTS_DIR, child_environment,
-                          self.pid_dir, {"topology.name": "t"}, {"taskid": 1, "componentid": "upper",
-                                                                 "task->component": {"1": "upper"}})
+                          self.pid_dir, {"topology.name": "t"},
+                          {"taskid": 1, "componentid": "upper", "task->component": {"1": "upper"}})
         self.shell.handshake.addBoth(self.handshake.append)
         self.ended = []
         self.shell.ended.addBoth(self.ended.append)
@@ -291,7 +320,20 @@ def test_pystorm_bolt_handshakes_emits_and_acks(children, serializer):
     assert os.path.exists(os.path.join(child.pid_dir, str(pid)))
     child.shell.write_bolt_msg("-42", "words", "default", 3, ["hello"])
     child.wait_for_actions(2)
-    assert child.actions[:2] == [Emit("default", ["HELLO"], ("-42",), None, False, None), Ack("-42")]
+    emit = Emit("default", ["HELLO"], ("-42",), None, False, None)
+    assert child.actions[:2] == [emit, Ack("-42")]
+
+
+@pytest.mark.parametrize("serializer", [JsonSerializer, MsgpackSerializer])
+def test_an_emit_that_needs_task_ids_gets_them(children, serializer):
+    child = children("upper_bolt.py", serializer=serializer)
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_bolt_msg("1", "words", "default", 3, ["tasks?"])
+    child.wait_for_actions(1)
+    assert child.actions == [Emit("default", ["TASKS?"], ("1",), None, True, None)]
+    child.shell.write_task_ids([4, 5])
+    child.wait_for_actions(3)
+    assert child.actions[1:] == [Emit("default", [[4, 5]], ("1",), None, False, None), Ack("1")]
 
 
 def test_bolt_heartbeat_tuples_are_answered_with_sync(children):

@@ -100,7 +100,9 @@ def bolt_action(msg):
         return _emit(msg, anchors=msg.anchors, message_id=None)
     if command in ("ack", "fail"):
         if not isinstance(msg.id, str):
-            raise MultilangProtocolError("%s needs the id of an input tuple, got %r" % (command, msg.id))
+            raise MultilangProtocolError(
+                "%s needs the id of an input tuple, got %r" % (command, msg.id)
+            )
         return Ack(msg.id) if command == "ack" else Fail(msg.id)
     return _common_action(msg)
 
@@ -210,7 +212,8 @@ def _anchors(message):
         return ()
     if isinstance(anchors, str):
         return (anchors,)
-    _check(isinstance(anchors, list) and all(isinstance(a, str) for a in anchors), "anchors", message)
+    all_ids = isinstance(anchors, list) and all(isinstance(a, str) for a in anchors)
+    _check(all_ids, "anchors", message)
     return tuple(anchors)
 
 
@@ -221,7 +224,8 @@ def _is_int(value):
 def _check(ok, field, message):
     if not ok:
         raise MultilangProtocolError(
-            "field %r has the wrong type in message from the subprocess: %s" % (field, _shown(message))
+            "field %r has the wrong type in message from the subprocess: %s"
+            % (field, _shown(message))
         )
 
 

@@ -136,7 +136,9 @@ class ShellProcess(protocol.ProcessProtocol):
         self._dead = True
         self._stop_heartbeats()
         if not self.handshake.called:
-            self.handshake.errback(ShellProcessDied("%s killed before the handshake" % self._process_info()))
+            self.handshake.errback(
+                ShellProcessDied("%s killed before the handshake" % self._process_info())
+            )
         try:
             self.transport.signalProcess("TERM")
         except error.ProcessExitedAlready:
