@@ -247,14 +247,15 @@ class TupleClient:
             self.flush()
         elif self._flush_call is None and self.writable:
             # Like 1.2.4 Client.send: write the unfilled batch soon, to keep latency low.
-            self._flush_call = self.reactor.callLater(0, self.flush)
+            self._flush_call = self.reactor.callLater(0, self._scheduled_flush)
         return True
+
+    def _scheduled_flush(self):
+        self._flush_call = None
+        self.flush()
 
     def flush(self):
         """Write buffered tuples as frames of up to ``batch_bytes`` while the socket takes them."""
-        if self._flush_call is not None and self._flush_call.active():
-            self._flush_call.cancel()
-        self._flush_call = None
         while self._pending and self.writable:
             self._connection.transport.write(self._next_frame())
         if self.backpressure and self._pending_bytes <= self.max_buffered_bytes // 2:
@@ -300,9 +301,9 @@ class TupleClient:
         self.messages_lost += len(self._pending)
         self._pending.clear()
         self._pending_bytes = 0
-        if self._flush_call is not None and self._flush_call.active():
+        if self._flush_call is not None:
             self._flush_call.cancel()
-        self._flush_call = None
+            self._flush_call = None
         if self._connection is not None:
             self._connection.transport.unregisterProducer()
             self._connection.transport.loseConnection()
