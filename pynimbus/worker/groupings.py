@@ -117,7 +117,8 @@ class FieldsGrouper(object):
     def __call__(self, task_id, values, load=None):
         h = 1
         for i in self._indices:
-            h = 31 * h + java_hash(values[i])
+            value = values[i]
+            h = 31 * h + (string_hash(value) if value.__class__ is str else java_hash(value))
         # Clojure's mod, like Python's %, takes the divisor's sign.
         return self._choices[int32(h & _MASK32) % self._num_tasks]
 
@@ -157,7 +158,8 @@ class NoneGrouper(object):
         self._random = rng
 
     def __call__(self, task_id, values, load=None):
-        return self._choices[self._random.randrange(len(self._choices))]
+        # random() * n rather than randrange(n): several times faster, bias below 2**-50
+        return self._choices[int(self._random.random() * len(self._choices))]
 
 
 class ShuffleGrouping(object):
@@ -205,7 +207,7 @@ class LoadAwareShuffleGrouping(object):
         if self._last_update is None or self._last_update + 1000 < now:
             self._refresh(load)
             self._last_update = now
-        selected = self._random.randrange(self._total)
+        selected = int(self._random.random() * self._total)  # as NoneGrouper
         weights = self._weights
         total = 0
         for i, rets in enumerate(self._rets):
