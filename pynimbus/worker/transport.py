@@ -24,9 +24,12 @@ the encoding are ours (see ``wire``).  Both sides hold bounded memory and push b
   an exponential delay from ``storm.messaging.netty.min_wait_ms`` to ``max_wait_ms`` with
   jitter, as 1.2.4 ``Client`` (whose ``reconnectingAllowed`` ignores ``max_retries``).
 
-Deliberate difference: 1.2.4 ``Client.send`` drops every tuple at once while its connection is
-down; we keep them in the bounded send buffer and drop only once it is full, so a worker
-restarting within the buffer's reach loses nothing.
+Deliberate differences: 1.2.4 ``Client.send`` (and 2.8.8's) drops every tuple at once while
+its connection is down, to avoid holding memory for a peer that may never come back; we keep
+them in the bounded send buffer and drop only once it is full, so a worker restarting within
+the buffer's reach loses nothing and memory stays bounded all the same.  2.8.8 also tells
+upstream workers of a full receive queue with ``BackPressureStatus`` messages; we rely on
+TCP's own flow control instead, so no message of ours crosses in that direction.
 
 The reactor is passed in; nothing here blocks it.
 """
