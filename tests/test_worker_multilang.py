@@ -34,6 +34,7 @@ from pynimbus.worker.multilang.shell_msg import (
     Fail,
     MultilangProtocolError,
     ReportError,
+    ShellBoltInputs,
     ShellLog,
     Sync,
     UpdateMetric,
@@ -158,6 +159,12 @@ def test_bolt_commands():
     assert bolt_action(shell_msg(metrics)) == UpdateMetric("m", 4)
 
 
+def test_bolts_ignore_unknown_commands_and_spouts_refuse_them():
+    assert bolt_action(shell_msg({"command": "dance"})) is None
+    with pytest.raises(MultilangProtocolError, match="Unknown command received: dance"):
+        spout_action(shell_msg({"command": "dance"}))
+
+
 def test_spout_emit_carries_the_message_id_and_spouts_refuse_acks():
     action = spout_action(shell_msg({"command": "emit", "tuple": ["w"], "id": "m1"}))
     assert action == Emit("default", ["w"], (), None, True, "m1")
@@ -170,7 +177,6 @@ def test_spout_emit_carries_the_message_id_and_spouts_refuse_acks():
     [
         ([1, 2], "expected a command object"),
         ({"tuple": []}, "Command not found"),
-        ({"command": "dance"}, "Unknown command received: dance"),
         ({"command": "emit"}, "emit without a tuple"),
         ({"command": "emit", "tuple": "abc"}, "'tuple'"),
         ({"command": "emit", "tuple": [], "task": "3"}, "'task'"),
@@ -178,11 +184,29 @@ def test_spout_emit_carries_the_message_id_and_spouts_refuse_acks():
         ({"command": "emit", "tuple": [], "need_task_ids": "no"}, "'need_task_ids'"),
         ({"command": "ack"}, "needs the id"),
         ({"command": "metrics", "params": 1}, "without a metric name"),
+        ({"command": "metrics", "name": "", "params": 1}, "Receive Metrics name is empty"),
     ],
 )
 def test_malformed_child_messages_are_protocol_errors(message, match):
     with pytest.raises(MultilangProtocolError, match=match):
         bolt_action(shell_msg(message))
+
+
+def test_shell_bolt_inputs_resolve_anchors_acks_and_fails_once():
+    inputs = ShellBoltInputs()
+    inputs.put("1", "tuple one")
+    inputs.put("2", "tuple two")
+    emit = bolt_action(shell_msg({"command": "emit", "tuple": [], "anchors": ["2", "1"]}))
+    assert inputs.anchors(emit) == ["tuple two", "tuple one"]
+    assert inputs.take(Ack("1")) == "tuple one"
+    with pytest.raises(MultilangProtocolError, match="Acked a non-existent .*: 1"):
+        inputs.take(Ack("1"))
+    with pytest.raises(MultilangProtocolError, match="Anchored onto 1 after ack/fail"):
+        inputs.anchors(emit)
+    assert inputs.take(Fail("2")) == "tuple two"
+    with pytest.raises(MultilangProtocolError, match="Failed a non-existent .*: 2"):
+        inputs.take(Fail("2"))
+    assert len(inputs) == 0
 
 
 def test_messages_to_the_child():

@@ -91,9 +91,10 @@ def shell_msg(message):
 def bolt_action(msg):
     """What ``ShellBolt``'s reader thread does with a ``ShellMsg`` (``handleEmit``,
     ``handleAck``, ``handleFail``, ``handleError``, ``handleLog``, ``handleMetrics``; ``sync``
-    only counts as a heartbeat).
+    only counts as a heartbeat). ``None`` for any other command: the bolt ignores it (both
+    versions), once it has counted as a heartbeat.
 
-    :raises MultilangProtocolError: an unknown command, or one missing what it needs.
+    :raises MultilangProtocolError: a command missing what it needs.
     """
     command = msg.command
     if command == "emit":
@@ -104,7 +105,9 @@ def bolt_action(msg):
                 "%s needs the id of an input tuple, got %r" % (command, msg.id)
             )
         return Ack(msg.id) if command == "ack" else Fail(msg.id)
-    return _common_action(msg)
+    if command in _COMMON_COMMANDS:
+        return _common_action(msg)
+    return None
 
 
 def spout_action(msg):
@@ -118,6 +121,46 @@ def spout_action(msg):
     if msg.command in ("ack", "fail"):
         raise MultilangProtocolError("Unknown command received: %s" % msg.command)
     return _common_action(msg)
+
+
+class ShellBoltInputs:
+    """Port of ``ShellBolt._inputs``: the input tuples handed to the child and not yet acked or
+    failed, by the id of their ``BoltMsg``. Tuples are whatever the executor uses for them."""
+
+    def __init__(self):
+        self._by_id = {}
+
+    def __len__(self):
+        return len(self._by_id)
+
+    def put(self, tuple_id, input_tuple):
+        """``execute``: remember the tuple written under ``tuple_id``."""
+        self._by_id[tuple_id] = input_tuple
+
+    def anchors(self, emit):
+        """``handleEmit``: the input tuples an emit is anchored to.
+
+        :raises MultilangProtocolError: an anchor names no pending input ("Anchored onto ...
+            after ack/fail", which kills the bolt in Storm).
+        """
+        ret = []
+        for anchor in emit.anchors:
+            if anchor not in self._by_id:
+                raise MultilangProtocolError("Anchored onto %s after ack/fail" % anchor)
+            ret.append(self._by_id[anchor])
+        return ret
+
+    def take(self, ack_or_fail):
+        """``handleAck``/``handleFail``: remove and return the tuple the child acked or failed.
+
+        :raises MultilangProtocolError: the id names no pending input.
+        """
+        if ack_or_fail.id not in self._by_id:
+            verb = "Acked" if isinstance(ack_or_fail, Ack) else "Failed"
+            raise MultilangProtocolError(
+                "%s a non-existent or already acked/failed id: %s" % (verb, ack_or_fail.id)
+            )
+        return self._by_id.pop(ack_or_fail.id)
 
 
 def needs_task_ids_reply(emit):
@@ -178,6 +221,9 @@ def spout_msg(command, message_id=""):
     return {"command": command, "id": message_id}
 
 
+_COMMON_COMMANDS = ("sync", "error", "log", "metrics")
+
+
 def _common_action(msg):
     command = msg.command
     if command == "sync":
@@ -189,6 +235,8 @@ def _common_action(msg):
     if command == "metrics":
         if msg.metric_name is None:
             raise MultilangProtocolError("metrics command without a metric name")
+        if not msg.metric_name:
+            raise MultilangProtocolError("Receive Metrics name is empty")
         return UpdateMetric(msg.metric_name, msg.metric_params)
     raise MultilangProtocolError("Unknown command received: %s" % command)
 

@@ -93,7 +93,7 @@ class ShellProcess(protocol.ProcessProtocol):
         self._pid_dir = None
         self._setup = None
         self._last_heartbeat = clock.seconds()
-        self._waiting_since = None
+        self._waiting = False
         self._heartbeat_timer = None
         self._dead = False
 
@@ -116,9 +116,10 @@ class ShellProcess(protocol.ProcessProtocol):
         self._write(bolt_msg(tuple_id, source_component, source_stream, source_task, values))
 
     def write_spout_msg(self, command, message_id=""):
-        """``writeSpoutMsg``: start a spout exchange, which ends when the child sends sync."""
-        if self._waiting_since is None:
-            self._waiting_since = self._clock.seconds()
+        """``writeSpoutMsg``: start a spout exchange, which ends when the child sends sync
+        (``markWaitingSubprocess`` restarts the silence count)."""
+        self._last_heartbeat = self._clock.seconds()
+        self._waiting = True
         self._write(spout_msg(command, message_id))
 
     def write_task_ids(self, task_ids):
@@ -201,8 +202,10 @@ class ShellProcess(protocol.ProcessProtocol):
                 "ShellLog %s %s", self._process_info(), action.msg,
             )
             return
+        if action is None:
+            return
         if isinstance(action, Sync):
-            self._waiting_since = None
+            self._waiting = False
         self._on_action(action)
 
     def _log_stderr(self, data):
@@ -213,10 +216,9 @@ class ShellProcess(protocol.ProcessProtocol):
 
     def _check_heartbeat(self):
         """``BoltHeartbeatTimerTask``/``SpoutHeartbeatTimerTask``."""
-        now = self._clock.seconds()
-        if self._kind == SPOUT and self._waiting_since is None:
-            self._last_heartbeat = now
-        if now - self._last_heartbeat > self._timeout_secs:
+        silent_for = self._clock.seconds() - self._last_heartbeat
+        counts = self._kind == BOLT or self._waiting
+        if counts and silent_for > self._timeout_secs:
             self._die_and_kill("%s subprocess heartbeat timeout" % self._process_info())
         elif self._kind == BOLT:
             self._write(heartbeat_bolt_msg(self._new_tuple_id()))
