@@ -159,3 +159,17 @@ def test_sync_processes_kills_an_unknown_worker_without_heartbeat():
     """A worker dir this supervisor did not launch and that never beat is killed."""
     actions = sa.sync_processes({"orphan": ("not-started", None)}, {}, 1000, CONF)
     assert actions == sa.SyncActions([("orphan", "not-started")], {}, {})
+
+
+def test_assignments_module_is_pure():
+    """The core imports no Twisted, sockets, files or clock: only values go in and out."""
+    import ast
+    with open(sa.__file__) as f:
+        tree = ast.parse(f.read())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported == {"collections", "pynimbus.generated.storm.ttypes"}
+    called = {node.func.id for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "open" not in called

@@ -180,6 +180,13 @@ def test_registered_supervisor_gets_and_downloads_its_topology(
         assert f.read() == HELLO
     assert os.listdir(code.supervisor_tmp_dir(supervisor_conf)) == []
 
+    # Again, as Twisted code calls it: the directory is there, so it is kept as it is.
+    os.remove(os.path.join(stormroot, "stormconf.ser"))
+    again = code.download_storm_code_async(supervisor_conf, storm_id, "127.0.0.1", nimbus.port,
+                                           timeout=10, run_blocking=defer.maybeDeferred)
+    assert again.result == stormroot
+    assert not os.path.exists(os.path.join(stormroot, "stormconf.ser"))
+
 
 @pytest_zookeeper
 def test_zip_slip_jar_is_refused_and_nothing_installed(
