@@ -1,6 +1,7 @@
 """Storm's groupers on literal data (pynimbus.worker.groupings)."""
 # test-case-name: tests.test_worker_groupings
 
+import ast
 import collections
 import random
 import struct
@@ -96,8 +97,15 @@ def test_fields_grouping_sorts_target_tasks_first():
 
 def test_fields_grouping_on_a_missing_field_is_a_grouping_error():
     """A group field the stream does not declare is refused when the grouper is built."""
-    with pytest.raises(GroupingError, match="field nope does not exist"):
+    with pytest.raises(GroupingError,
+                       match="component words, stream default: field nope does not exist"):
         grouper(Grouping(fields=["nope"]), [1, 2])
+
+
+def test_a_grouping_with_no_field_set_is_a_grouping_error():
+    """An empty Grouping union is refused, naming the component and stream."""
+    with pytest.raises(GroupingError, match="words, stream default: the Grouping sets none"):
+        grouper(Grouping(), [1, 2])
 
 
 def test_global_grouping_is_the_lowest_task():
@@ -299,3 +307,17 @@ def test_outbound_components_uses_storm_task_ids_of_the_system_topology():
     sum_out = groupings.outbound_components(context(), topology, "count", component_to_tasks)
     assert groupings.out_tasks(sum_out, 2, "default", ["a", 1]) == [
         min(component_to_tasks["sum"])]
+
+
+def test_groupings_module_is_pure():
+    """No Twisted, sockets, files, processes or clocks: only stdlib value modules and the port."""
+    with open(groupings.__file__) as source:
+        tree = ast.parse(source.read())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module)
+    assert imported <= {"collections", "struct", "pynimbus.clojure_port.java_hash_map",
+                        "pynimbus.clojure_port.system_topology"}

@@ -65,7 +65,7 @@ def grouping_type(thrift_grouping):
                  "custom_serialized", "local_or_shuffle"):
         if getattr(thrift_grouping, name) is not None:
             return name
-    raise GroupingError("a Grouping with no field set")
+    raise GroupingError("the Grouping sets none of its fields")
 
 
 def is_global_grouping(thrift_grouping):
@@ -370,8 +370,7 @@ def read_java_class_name(serialized):
     return JavaGrouping(name.decode("utf-8", "replace"), None)
 
 
-def _custom_grouper(component_id, stream_id, out_fields, thrift_grouping, target_tasks,
-                    read_java_grouping):
+def _custom_grouper(out_fields, thrift_grouping, target_tasks, read_java_grouping):
     """The groupers a Python worker can run for a custom grouping: a ``PartialKeyGrouping``
     whose fields were read.
 
@@ -386,9 +385,8 @@ def _custom_grouper(component_id, stream_id, out_fields, thrift_grouping, target
             and "fields" in java.attributes):
         return PartialKeyGrouping(java.attributes["fields"], out_fields, target_tasks)
     class_name = java.class_name if java is not None else "an unreadable Java object"
-    raise GroupingError(
-        "component %s, stream %s: the custom grouping %s (%s) is a Java object, which a "
-        "Python worker cannot run" % (component_id, stream_id, class_name, kind))
+    raise GroupingError("the custom grouping %s (%s) is a Java object, which a Python worker "
+                        "cannot run" % (class_name, kind))
 
 
 # mk-grouper and outbound-components
@@ -430,9 +428,17 @@ def mk_grouper(context, component_id, stream_id, out_fields, thrift_grouping, ta
     local-or-shuffle shuffles among the targets in this worker when there are any.
 
     :raises GroupingError: a custom grouping other than a readable ``PartialKeyGrouping``
-        (the message names its class), or a fields grouping on a field the stream lacks.
+        (the message names its class), a fields grouping on a field the stream lacks, or a
+        ``Grouping`` with no field set; the message starts with the component and stream.
     """
-    target_tasks = sorted(target_tasks)
+    try:
+        return _mk_grouper(context, out_fields, thrift_grouping, sorted(target_tasks))
+    except GroupingError as e:
+        raise GroupingError("component %s, stream %s: %s" % (component_id, stream_id, e))
+
+
+def _mk_grouper(context, out_fields, thrift_grouping, target_tasks):
+    """:func:`mk_grouper` over sorted ``target_tasks``."""
     kind = grouping_type(thrift_grouping)
     if kind == "fields":
         if is_global_grouping(thrift_grouping):
@@ -449,7 +455,7 @@ def mk_grouper(context, component_id, stream_id, out_fields, thrift_grouping, ta
         return NoneGrouper(target_tasks, context.rng)
     if kind == "direct":
         return DIRECT
-    return _custom_grouper(component_id, stream_id, out_fields, thrift_grouping, target_tasks,
+    return _custom_grouper(out_fields, thrift_grouping, target_tasks,
                            context.read_java_grouping)
 
 
