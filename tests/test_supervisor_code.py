@@ -80,8 +80,6 @@ def test_stormdist_root_url_encodes_the_id_and_refuses_dots(tmp_path):
 
 # -- against a real pynimbus dev on a real ZooKeeper ------------------------------------------
 
-pytest_zookeeper = pytest.mark.zookeeper
-
 
 @pytest.fixture
 def nimbus(zookeeper_conf, tmp_path):
@@ -144,7 +142,7 @@ def assignment_to(state, storm_id, supervisor_id):
     return None
 
 
-@pytest_zookeeper
+@pytest.mark.zookeeper
 def test_registered_supervisor_gets_and_downloads_its_topology(
         nimbus, supervisor_conf, supervisor_state, wait_until):
     """Register, be listed with two slots, be assigned, read it locally, download the code."""
@@ -188,7 +186,7 @@ def test_registered_supervisor_gets_and_downloads_its_topology(
     assert not os.path.exists(os.path.join(stormroot, "stormconf.ser"))
 
 
-@pytest_zookeeper
+@pytest.mark.zookeeper
 def test_zip_slip_jar_is_refused_and_nothing_installed(
         nimbus, supervisor_conf, supervisor_state, tmp_path):
     """A jar whose resources entry climbs out is refused: no stormdist, no temp, no file."""
@@ -206,7 +204,7 @@ def test_zip_slip_jar_is_refused_and_nothing_installed(
     assert escaped == []
 
 
-@pytest_zookeeper
+@pytest.mark.zookeeper
 def test_missing_blob_fails_the_download_with_its_key(nimbus, supervisor_conf):
     """A topology Nimbus does not have: the error names the blob, nothing is installed."""
     with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:

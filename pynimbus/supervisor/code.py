@@ -130,8 +130,8 @@ def download_resources_as_supervisor(nimbus, key, local_file, attempts=DOWNLOAD_
 
 
 def _unsafe(destdir, name):
-    return UnsafeJarEntry("jar entry %r would be written outside %s; the jar is refused"
-                          % (name, os.path.basename(destdir)))
+    return UnsafeJarEntry("jar entry %r would be written outside the topology's directory "
+                          "%s; the jar is refused" % (name, destdir))
 
 
 def _safe_member_path(destdir, name):
