@@ -109,6 +109,15 @@ def test_msgpack_frames_are_self_delimiting():
     assert reader.feed(both[5:]) == [{"command": "sync"}, [1, 2]]
 
 
+def test_values_without_a_wire_form_are_written_as_strings():
+    class Opaque:
+        def __str__(self):
+            return "opaque!"
+
+    assert JsonSerializer.encode([Opaque()]) == b'["opaque!"]\nend\n'
+    assert MsgpackSerializer.reader().feed(MsgpackSerializer.encode([Opaque()])) == [["opaque!"]]
+
+
 def test_msgpack_reader_refuses_bad_bytes_and_oversized_messages():
     with pytest.raises(MultilangSerializerError):
         MsgpackSerializer.reader().feed(b"\xc1")
@@ -387,6 +396,16 @@ def test_a_child_that_exits_is_reported(children):
     assert Fail("7") in child.actions
     assert "Pipe to subprocess seems to be broken!" in child.deaths[0]
     assert "exitCode:1" in child.deaths[0]
+
+
+def test_a_command_that_cannot_run_is_reported(children):
+    child = children("no_such_script.py")
+    _run_until(lambda: child.deaths and child.ended and child.handshake, "the death report")
+    assert child.handshake[0].check(Exception)
+    assert "Pipe to subprocess seems to be broken! pid:None, name:upper No output read." in (
+        child.deaths[0]
+    )
+    assert "exitCode:2" in child.deaths[0] and "no_such_script.py" in child.deaths[0]
 
 
 def test_a_silent_bolt_times_out_and_is_killed(children):

@@ -106,7 +106,8 @@ class MsgpackSerializer:
 
     @staticmethod
     def encode(message):
-        return msgpack.packb(message, use_bin_type=True)
+        """A value msgpack has no form for is written as its string, as with JSON."""
+        return msgpack.packb(message, use_bin_type=True, default=str)
 
     @staticmethod
     def reader(max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):

@@ -100,9 +100,9 @@ class ShellProcess(protocol.ProcessProtocol):
     def launch(self, reactor, command, cwd, env, pid_dir, storm_conf, context):
         """``ShellProcess.launch``: start ``command`` (argv as given, no shell) in ``cwd`` with
         exactly ``env``, then handshake. Returns ``self.handshake``, which fires with the
-        child's pid once it answered and its pid file is in ``pid_dir``.
-
-        :raises OSError: the process could not be started (e.g. ``cwd`` is missing).
+        child's pid once it answered and its pid file is in ``pid_dir``. A command that cannot
+        be run, or a missing ``cwd``, fails in the forked child, which exits: reported through
+        ``on_died`` with the child's stderr, and the handshake fails.
         """
         self._pid_dir = pid_dir
         self._setup = setup_msg(pid_dir, storm_conf, context)
@@ -161,8 +161,9 @@ class ShellProcess(protocol.ProcessProtocol):
         signal = getattr(reason.value, "signal", None)
         if not self._dead:
             self._die(
-                "Pipe to subprocess seems to be broken! %s exitCode:%s, signal:%s, errorString:%s"
-                % (self._process_info(), exit_code, signal,
+                "Pipe to subprocess seems to be broken! %s %s exitCode:%s, signal:%s, "
+                "errorString:%s"
+                % (self._process_info(), self._output_read(), exit_code, signal,
                    self._stderr_tail.decode("utf-8", "replace"))
             )
         self.ended.callback(exit_code)
@@ -243,6 +244,11 @@ class ShellProcess(protocol.ProcessProtocol):
             self.handshake.errback(ShellProcessDied(message))
         if on_died is not None:
             on_died(message)
+
+    def _output_read(self):
+        """``JsonSerializer.readString``'s account of an unfinished message at EOF."""
+        pending = self._reader.pending_output()
+        return "Currently read output: %s" % pending if pending else "No output read."
 
     def _process_info(self):
         """``getProcessInfoString``."""
