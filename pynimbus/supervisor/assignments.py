@@ -71,7 +71,8 @@ def read_my_executors(storm_id, assignment_id, assignment):
 
     The worker resources of a slot and the assignment's owner are carried over, as 1.2.4 does
     (1.0's ``read-my-executors`` carries only the resources).  Executors are listed in sorted
-    order, so equal assignments give equal structs.
+    order, so equal assignments give equal structs.  2.8.8 also sets ``total_node_shared``
+    from the assignment's ``total_shared_off_heap`` of this node; 1.2.4 has no such field.
     """
     slot_resources = {}
     for node_info, resources in (assignment.worker_resources or {}).items():

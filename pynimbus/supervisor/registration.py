@@ -46,7 +46,11 @@ def supervisor_hostname(conf):
 
 def read_or_make_supervisor_id(conf, make_id=lambda: str(uuid.uuid4())):
     """Port of ``StandaloneSupervisor.prepare``: the id kept in the isupervisor LocalState,
-    made with ``make_id`` and stored on first start.  Blocking (files)."""
+    made with ``make_id`` and stored on first start.  Blocking (files).
+
+    1.2.4 makes a bare UUID (``generateSupervisorId``); 2.8.8 appends ``-<host address>``.
+    Either is read back as it was stored.
+    """
     local_state = LocalState(supervisor_isupervisor_dir(conf))
     stored = local_state.get(LS_ID)
     if stored is not None and stored.supervisor_id:
@@ -78,7 +82,8 @@ def build_supervisor_info(conf, hostname, assignment_id, used_ports, uptime_secs
     :param now_secs: the time in seconds (``time_secs``).
 
     ``meta`` is ``supervisor.slots.ports`` (StandaloneSupervisor's metadata), which Nimbus
-    reads as the supervisor's slots.
+    reads as the supervisor's slots.  2.8.8 also sets ``server_port`` (the supervisor's own
+    Thrift service, which a 1.x supervisor has not) and normalized resources, NUMA aside.
     """
     return SupervisorInfo(
         time_secs=int(now_secs), hostname=hostname, assignment_id=assignment_id,
