@@ -271,6 +271,15 @@ def test_executor_max_spout_pending_is_per_task_times_tasks():
     assert executor_max_spout_pending({"topology.max.spout.pending": 2}, 3) == 6
     assert executor_max_spout_pending({"topology.max.spout.pending": None}, 3) is None
     assert executor_max_spout_pending({}, 3) is None
+    assert executor_max_spout_pending({"topology.max.spout.pending": 2}, 3, "2.x") == 6
+
+
+def test_max_spout_pending_zero_holds_every_1x_spout_and_none_in_2x():
+    """1.x's (if p ...) takes 0 as a limit of 0; 2.x's SpoutExecutor takes 0 as no limit."""
+    zero = {"topology.max.spout.pending": 0}
+    assert SpoutPending(executor_max_spout_pending(zero, 2), True, id_source()
+                        ).reached_max_spout_pending()
+    assert executor_max_spout_pending(zero, 2, "2.x") is None
 
 
 def test_max_spout_pending_stops_next_tuple_until_a_tree_completes():

@@ -54,10 +54,17 @@ PendingTree.__doc__ = """executor.clj's pending value ``[task-id spout-id tuple-
 start-time-ms]`` (``tuple-info`` keeps only the stream; its values are only ever logged)."""
 
 
-def executor_max_spout_pending(storm_conf, num_tasks):
+def executor_max_spout_pending(storm_conf, num_tasks, compat="1.x"):
     """Port of executor.clj ``executor-max-spout-pending``: ``topology.max.spout.pending``
-    times the executor's task count, or None (no limit) when it is not set."""
+    times the executor's task count, or None (no limit) when it is not set.
+
+    1.x takes 0 literally (the spout never gets ``nextTuple``); 2.8.8 ``SpoutExecutor`` reads
+    an unset value as 0 and 0 as no limit.  (Submission already refuses 0: the key must be
+    positive.)
+    """
     per_task = storm_conf.get(TOPOLOGY_MAX_SPOUT_PENDING)
+    if compat == "2.x" and not per_task:
+        return None
     return None if per_task is None else per_task * num_tasks
 
 
