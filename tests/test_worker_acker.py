@@ -90,20 +90,26 @@ def test_xor_of_java_longs_stays_a_java_long_and_encodes_as_msgpack_int64():
 # a tree of anchored emits
 
 
-def run_tree(generate_id):
+def build_tree(generate_id):
     """The spout emits to tasks 10 and 11; 10 emits to 20 and 21, 11 emits nothing; 20 and 21
     each emit to 30, which emits one tuple anchored on both of them to 40.  Returns the
-    SpoutPending, the message id the spout gave, and every message for the acker in the
-    order the executors produced them."""
+    SpoutPending, the spout's ``__ack_init`` and the seven received tuples' TupleIds."""
     spout = SpoutPending(None, True, generate_id)
-    sent = spout.send_spout_msg(SPOUT_TASK, "default", "msg-1", [10, 11], start_time_ms=1000)
+    sent = spout.send_spout_msg(SPOUT_TASK, "default", "msg-1", [10, 11], start_time_ms=10)
     t10, t11 = (TupleIds(mid) for mid in sent.message_ids)
-    messages = list(sent.acker_emits)
     t20, t21 = (TupleIds(mid) for mid in bolt_emit_message_ids([t10], [20, 21], generate_id))
     (x,) = (TupleIds(mid) for mid in bolt_emit_message_ids([t20], [30], generate_id))
     (y,) = (TupleIds(mid) for mid in bolt_emit_message_ids([t21], [30], generate_id))
     (t40,) = (TupleIds(mid) for mid in bolt_emit_message_ids([x, y], [40], generate_id))
-    for acked in (t10, t11, t20, t21, x, y, t40):
+    return spout, sent.acker_emits, [t10, t11, t20, t21, x, y, t40]
+
+
+def run_tree(generate_id):
+    """build_tree, then every tuple acked: the SpoutPending and every message for the acker
+    in the order the executors produced them."""
+    spout, messages, tuples = build_tree(generate_id)
+    messages = list(messages)
+    for acked in tuples:
         messages.extend(bolt_ack(acked))
     return spout, messages
 
@@ -174,16 +180,8 @@ def test_acker_reports_ms_since_ack_init_and_the_spout_counts_it_only_when_sampl
 def test_a_fail_anywhere_fails_the_tree_once(failing):
     """A bolt failing any tuple of the tree makes the acker fail it to the spout, once; the
     messages still to come tell the spout nothing."""
-    ids = id_source()
-    spout = SpoutPending(None, True, ids)
-    sent = spout.send_spout_msg(SPOUT_TASK, "default", "msg-1", [10, 11], start_time_ms=10)
-    t10, t11 = (TupleIds(mid) for mid in sent.message_ids)
-    t20, t21 = (TupleIds(mid) for mid in bolt_emit_message_ids([t10], [20, 21], ids))
-    (x,) = (TupleIds(mid) for mid in bolt_emit_message_ids([t20], [30], ids))
-    (y,) = (TupleIds(mid) for mid in bolt_emit_message_ids([t21], [30], ids))
-    (t40,) = (TupleIds(mid) for mid in bolt_emit_message_ids([x, y], [40], ids))
-    tuples = [t10, t11, t20, t21, x, y, t40]
-    messages = list(sent.acker_emits)
+    spout, messages, tuples = build_tree(id_source())
+    messages = list(messages)
     for i, received in enumerate(tuples):
         messages.extend(bolt_fail(received) if i == failing else bolt_ack(received))
     acker = Acker()
@@ -195,6 +193,15 @@ def test_a_fail_anywhere_fails_the_tree_once(failing):
     # Acks after the fail make a new entry without spout task, as in Storm: it only expires.
     assert acker.execute(TICK, [30], 60) == () and acker.execute(TICK, [30], 70) == ()
     assert acker.pending_count() == 0
+
+
+@pytest.mark.parametrize("compat,delta", [("1.x", 100), ("2.x", 200)])
+def test_latency_starts_at_the_ack_init_in_1x_and_at_the_first_message_in_2x(compat, delta):
+    """An ack overtaking the init: 1.x counts from the init, 2.x from the entry's making."""
+    acker = Acker(compat)
+    assert acker.execute(ACKS, [5, 3], 100) == ()
+    assert acker.execute(INIT, [5, 3 ^ 4, SPOUT_TASK], 200) == ()
+    assert acker.execute(ACKS, [5, 4], 300) == (Emit(ACKS, [5, delta], SPOUT_TASK),)
 
 
 def test_a_fail_before_the_ack_init_fails_the_tree_when_the_init_arrives():
