@@ -2,6 +2,7 @@
 # test-case-name: tests.test_worker_groupings
 
 import ast
+import base64
 import collections
 import random
 import struct
@@ -46,6 +47,32 @@ JAVA_MURMUR3_AS_LONG = [
     (b"the quick brown fox!", 119449914643631760, 488723116955308344),
     (struct.pack(">ii", string_hash("apple"), 42), 3911757910932078236, -2824519541483872023),
 ]
+# Utils.javaSerialize of new PartialKeyGrouping(new Fields("word", "n")), new
+# PartialKeyGrouping() and new ShuffleGrouping(), base64 (Storm 1.2.4, Java 17): what
+# TopologyBuilder's partialKeyGrouping and a custom grouping put in Grouping.custom_serialized.
+PARTIAL_KEY_GROUPING_WORD_N = base64.b64decode(
+    "rO0ABXNyACxvcmcuYXBhY2hlLnN0b3JtLmdyb3VwaW5nLlBhcnRpYWxLZXlHcm91cGluZ/nKlmiFOhofAgAGTAAG"
+    "ZmllbGRzdAAfTG9yZy9hcGFjaGUvc3Rvcm0vdHVwbGUvRmllbGRzO0wAAmgxdAA8TG9yZy9hcGFjaGUvc3Rvcm0v"
+    "c2hhZGUvY29tL2dvb2dsZS9jb21tb24vaGFzaC9IYXNoRnVuY3Rpb247TAACaDJxAH4AAkwACW91dEZpZWxkc3EA"
+    "fgABWwAPdGFyZ2V0VGFza1N0YXRzdAACW0pMAAt0YXJnZXRUYXNrc3QAEExqYXZhL3V0aWwvTGlzdDt4cHNyAB1v"
+    "cmcuYXBhY2hlLnN0b3JtLnR1cGxlLkZpZWxkc9EfLOLC7fsAAgACTAAHX2ZpZWxkc3EAfgAETAAGX2luZGV4dAAP"
+    "TGphdmEvdXRpbC9NYXA7eHBzcgATamF2YS51dGlsLkFycmF5TGlzdHiB0h2Zx2GdAwABSQAEc2l6ZXhwAAAAAncE"
+    "AAAAAnQABHdvcmR0AAFueHNyABFqYXZhLnV0aWwuSGFzaE1hcAUH2sHDFmDRAwACRgAKbG9hZEZhY3RvckkACXRo"
+    "cmVzaG9sZHhwP0AAAAAAAAx3CAAAABAAAAACcQB+AAtzcgARamF2YS5sYW5nLkludGVnZXIS4qCk94GHOAIAAUkA"
+    "BXZhbHVleHIAEGphdmEubGFuZy5OdW1iZXKGrJUdC5TgiwIAAHhwAAAAAHEAfgAMc3EAfgAPAAAAAXhzcgBFb3Jn"
+    "LmFwYWNoZS5zdG9ybS5zaGFkZS5jb20uZ29vZ2xlLmNvbW1vbi5oYXNoLk11cm11cjNfMTI4SGFzaEZ1bmN0aW9u"
+    "AAAAAAAAAAACAAFJAARzZWVkeHAAAAANc3EAfgATAAAAEXBwcA==")
+PARTIAL_KEY_GROUPING_NO_FIELDS = base64.b64decode(
+    "rO0ABXNyACxvcmcuYXBhY2hlLnN0b3JtLmdyb3VwaW5nLlBhcnRpYWxLZXlHcm91cGluZ/nKlmiFOhofAgAGTAAG"
+    "ZmllbGRzdAAfTG9yZy9hcGFjaGUvc3Rvcm0vdHVwbGUvRmllbGRzO0wAAmgxdAA8TG9yZy9hcGFjaGUvc3Rvcm0v"
+    "c2hhZGUvY29tL2dvb2dsZS9jb21tb24vaGFzaC9IYXNoRnVuY3Rpb247TAACaDJxAH4AAkwACW91dEZpZWxkc3EA"
+    "fgABWwAPdGFyZ2V0VGFza1N0YXRzdAACW0pMAAt0YXJnZXRUYXNrc3QAEExqYXZhL3V0aWwvTGlzdDt4cHBzcgBF"
+    "b3JnLmFwYWNoZS5zdG9ybS5zaGFkZS5jb20uZ29vZ2xlLmNvbW1vbi5oYXNoLk11cm11cjNfMTI4SGFzaEZ1bmN0"
+    "aW9uAAAAAAAAAAACAAFJAARzZWVkeHAAAAANc3EAfgAGAAAAEXBwcA==")
+SHUFFLE_GROUPING = base64.b64decode(
+    "rO0ABXNyAClvcmcuYXBhY2hlLnN0b3JtLmdyb3VwaW5nLlNodWZmbGVHcm91cGluZ0gZ7f9n/bf7AgADTAAHY2hv"
+    "aWNlc3QAFUxqYXZhL3V0aWwvQXJyYXlMaXN0O0wAB2N1cnJlbnR0ACtMamF2YS91dGlsL2NvbmN1cnJlbnQvYXRv"
+    "bWljL0F0b21pY0ludGVnZXI7TAAGcmFuZG9tdAASTGphdmEvdXRpbC9SYW5kb207eHBwcHA=")
 # PartialKeyGrouping() (no fields) prepared with tasks [3, 4, 5, 6, 7], fed these words.
 JAVA_PARTIAL_KEY_WORDS = ["apple", "apple", "apple", "pear", "apple", "pear", "fig", "apple"]
 JAVA_PARTIAL_KEY_TASKS = [3, 7, 3, 6, 7, 6, 4, 3]
@@ -216,6 +243,25 @@ def test_a_readable_partial_key_grouping_is_built_from_custom_serialized():
     assert isinstance(g, groupings.PartialKeyGrouping)
 
 
+def test_partial_key_grouping_from_storms_serialized_bytes_reads_its_fields():
+    """javaobj reads Storm 1.2.4's PartialKeyGrouping: its fields, or None without them."""
+    pytest.importorskip("javaobj.v2")
+    assert groupings.read_java_grouping(PARTIAL_KEY_GROUPING_WORD_N) == groupings.JavaGrouping(
+        groupings.PARTIAL_KEY_GROUPING_CLASS, {"fields": ["word", "n"]})
+    assert groupings.read_java_grouping(PARTIAL_KEY_GROUPING_NO_FIELDS).attributes == {
+        "fields": None}
+    g = grouper(Grouping(custom_serialized=PARTIAL_KEY_GROUPING_WORD_N), [4, 3, 2, 1],
+                out_fields=["n", "word"])
+    assert g.candidates([42, "apple"]) == (0, 3)  # as the fields test above, out order swapped
+    assert g(1, [42, "apple"]) == (1,)
+
+
+def test_storms_serialized_shuffle_grouping_is_refused_by_class_name():
+    """Any other Java grouping object is refused, naming its class."""
+    with pytest.raises(GroupingError, match="org.apache.storm.grouping.ShuffleGrouping "):
+        grouper(Grouping(custom_serialized=SHUFFLE_GROUPING), [1])
+
+
 # Custom and direct
 
 
@@ -310,7 +356,8 @@ def test_outbound_components_uses_storm_task_ids_of_the_system_topology():
 
 
 def test_groupings_module_is_pure():
-    """No Twisted, sockets, files, processes or clocks: only stdlib value modules and the port."""
+    """No Twisted, sockets, files, processes or clocks: stdlib value modules, the port and
+    javaobj (a parser of bytes)."""
     with open(groupings.__file__) as source:
         tree = ast.parse(source.read())
     imported = set()
@@ -320,4 +367,4 @@ def test_groupings_module_is_pure():
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
     assert imported <= {"collections", "struct", "pynimbus.clojure_port.java_hash_map",
-                        "pynimbus.clojure_port.system_topology"}
+                        "pynimbus.clojure_port.system_topology", "javaobj.v2"}

@@ -370,6 +370,39 @@ def read_java_class_name(serialized):
     return JavaGrouping(name.decode("utf-8", "replace"), None)
 
 
+def read_java_grouping(serialized):
+    """The class of a ``custom_serialized`` grouping and, for a ``PartialKeyGrouping``, its
+    ``fields`` (the ``Fields``' names, or None), read with javaobj-py3 (a maintained reader
+    of Java serialization; it builds values and runs no code).  Without javaobj, or for bytes
+    it cannot read, only the class name (:func:`read_java_class_name`)."""
+    header = read_java_class_name(serialized)
+    if header is None or header.class_name != PARTIAL_KEY_GROUPING_CLASS:
+        return header
+    try:
+        import javaobj.v2 as javaobj
+    except ImportError:
+        return header
+    try:
+        grouping_fields = _serialized_fields(javaobj.loads(bytes(serialized)),
+                                             PARTIAL_KEY_GROUPING_CLASS)
+        fields = grouping_fields["fields"]
+        names = None if fields is None else [str(name) for name in _serialized_fields(
+            fields, "org.apache.storm.tuple.Fields")["_fields"]]
+    except Exception:  # javaobj's errors have no common class: any is "unreadable"
+        return header
+    return JavaGrouping(header.class_name, {"fields": names})
+
+
+def _serialized_fields(instance, class_name):
+    """``{field name: value}`` that a javaobj instance holds for ``class_name``.
+
+    :raises KeyError: it holds none for that class."""
+    for class_desc, values in instance.field_data.items():
+        if class_desc.name == class_name:
+            return {field.name: value for field, value in values.items()}
+    raise KeyError(class_name)
+
+
 def _custom_grouper(out_fields, thrift_grouping, target_tasks, read_java_grouping):
     """The groupers a Python worker can run for a custom grouping: a ``PartialKeyGrouping``
     whose fields were read.
@@ -400,12 +433,12 @@ the topology conf and the executor.
 ``this_worker_tasks``: the task ids of this worker; ``topo_conf``: the topology's conf;
 ``rng``: a ``random.Random``; ``clock_ms``: a function giving the time in milliseconds (the
 load-aware shuffle's refresh); ``read_java_grouping``: bytes of a ``custom_serialized``
-grouping to a :data:`JavaGrouping` or None (:func:`read_java_class_name` reads the class only).
+grouping to a :data:`JavaGrouping` or None (:func:`read_java_grouping`).
 """
 
 
 def mk_grouper_context(this_worker_tasks, topo_conf, rng, clock_ms,
-                       read_java_grouping=read_java_class_name):
+                       read_java_grouping=read_java_grouping):
     """A :data:`GrouperContext`."""
     return GrouperContext(frozenset(this_worker_tasks), topo_conf, rng, clock_ms,
                           read_java_grouping)
