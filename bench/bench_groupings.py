@@ -41,8 +41,10 @@ def groupers():
         ("shuffle (loadaware messaging off)",
          mk(Grouping(shuffle=NullStruct()), **{"topology.disable.loadaware.messaging": True})),
         ("local-or-shuffle (4 local)", mk(Grouping(local_or_shuffle=NullStruct()))),
-        ("partial-key [word]", groupings.PartialKeyGrouping(["word"], ["word", "count"],
-                                                            TARGETS)),
+        ("partial-key [word] (1.2.4)", groupings.PartialKeyGrouping(["word"], ["word", "count"],
+                                                                    TARGETS)),
+        ("partial-key [word] (2.8.8)", groupings.PartialKeyGrouping2x(
+            ["word"], ["word", "count"], TARGETS)),
     ]
 
 

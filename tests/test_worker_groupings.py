@@ -73,6 +73,26 @@ SHUFFLE_GROUPING = base64.b64decode(
     "rO0ABXNyAClvcmcuYXBhY2hlLnN0b3JtLmdyb3VwaW5nLlNodWZmbGVHcm91cGluZ0gZ7f9n/bf7AgADTAAHY2hv"
     "aWNlc3QAFUxqYXZhL3V0aWwvQXJyYXlMaXN0O0wAB2N1cnJlbnR0ACtMamF2YS91dGlsL2NvbmN1cnJlbnQvYXRv"
     "bWljL0F0b21pY0ludGVnZXI7TAAGcmFuZG9tdAASTGphdmEvdXRpbC9SYW5kb207eHBwcHA=")
+# The same for new PartialKeyGrouping(new Fields("word", "n")) of Storm 2.8.3 (its
+# PartialKeyGrouping is 2.8.8's), and its choices: PartialKeyGrouping() over [3, 4, 5, 6, 7]
+# fed JAVA_PARTIAL_KEY_WORDS, RandomTwoTaskAssignmentCreator over tasks 10-16.
+PARTIAL_KEY_GROUPING_2X_WORD_N = base64.b64decode(
+    "rO0ABXNyACxvcmcuYXBhY2hlLnN0b3JtLmdyb3VwaW5nLlBhcnRpYWxLZXlHcm91cGluZ+jKlOuJL1XAAgAFTAAR"
+    "YXNzaWdubWVudENyZWF0b3J0AEBMb3JnL2FwYWNoZS9zdG9ybS9ncm91cGluZy9QYXJ0aWFsS2V5R3JvdXBpbmck"
+    "QXNzaWdubWVudENyZWF0b3I7TAAGZmllbGRzdAAfTG9yZy9hcGFjaGUvc3Rvcm0vdHVwbGUvRmllbGRzO0wACW91"
+    "dEZpZWxkc3EAfgACTAAOdGFyZ2V0U2VsZWN0b3J0AD1Mb3JnL2FwYWNoZS9zdG9ybS9ncm91cGluZy9QYXJ0aWFs"
+    "S2V5R3JvdXBpbmckVGFyZ2V0U2VsZWN0b3I7TAALdGFyZ2V0VGFza3N0ABBMamF2YS91dGlsL0xpc3Q7eHBzcgBL"
+    "b3JnLmFwYWNoZS5zdG9ybS5ncm91cGluZy5QYXJ0aWFsS2V5R3JvdXBpbmckUmFuZG9tVHdvVGFza0Fzc2lnbm1l"
+    "bnRDcmVhdG9y6dWsB5u71foCAAB4cHNyAB1vcmcuYXBhY2hlLnN0b3JtLnR1cGxlLkZpZWxkc9EfLOLC7fsAAgAC"
+    "TAAGZmllbGRzcQB+AARMAAVpbmRleHQAD0xqYXZhL3V0aWwvTWFwO3hwc3IAE2phdmEudXRpbC5BcnJheUxpc3R4"
+    "gdIdmcdhnQMAAUkABHNpemV4cAAAAAJ3BAAAAAJ0AAR3b3JkdAABbnhzcgARamF2YS51dGlsLkhhc2hNYXAFB9rB"
+    "wxZg0QMAAkYACmxvYWRGYWN0b3JJAAl0aHJlc2hvbGR4cD9AAAAAAAAMdwgAAAAQAAAAAnEAfgANc3IAEWphdmEu"
+    "bGFuZy5JbnRlZ2VyEuKgpPeBhzgCAAFJAAV2YWx1ZXhyABBqYXZhLmxhbmcuTnVtYmVyhqyVHQuU4IsCAAB4cAAA"
+    "AABxAH4ADnNxAH4AEQAAAAF4cHNyAENvcmcuYXBhY2hlLnN0b3JtLmdyb3VwaW5nLlBhcnRpYWxLZXlHcm91cGlu"
+    "ZyRCYWxhbmNlZFRhcmdldFNlbGVjdG9yWQ+v/ZkMQzUCAAFMAA90YXJnZXRUYXNrU3RhdHNxAH4ACXhwc3EAfgAP"
+    "P0AAAAAAAAB3CAAAABAAAAAAeHA=")
+JAVA_2X_PARTIAL_KEY_TASKS = [7, 6, 7, 5, 6, 5, 4, 7]
+JAVA_2X_ASSIGNMENTS = {"apple": (16, 10), "pear": (10, 13), "fig": (11, 13), "": (14, 15)}
 # PartialKeyGrouping() (no fields) prepared with tasks [3, 4, 5, 6, 7], fed these words.
 JAVA_PARTIAL_KEY_WORDS = ["apple", "apple", "apple", "pear", "apple", "pear", "fig", "apple"]
 JAVA_PARTIAL_KEY_TASKS = [3, 7, 3, 6, 7, 6, 4, 3]
@@ -247,13 +267,47 @@ def test_partial_key_grouping_from_storms_serialized_bytes_reads_its_fields():
     """javaobj reads Storm 1.2.4's PartialKeyGrouping: its fields, or None without them."""
     pytest.importorskip("javaobj.v2")
     assert groupings.read_java_grouping(PARTIAL_KEY_GROUPING_WORD_N) == groupings.JavaGrouping(
-        groupings.PARTIAL_KEY_GROUPING_CLASS, {"fields": ["word", "n"]})
-    assert groupings.read_java_grouping(PARTIAL_KEY_GROUPING_NO_FIELDS).attributes == {
-        "fields": None}
+        groupings.PARTIAL_KEY_GROUPING_CLASS,
+        {"fields": ["word", "n"], "assignment_creator": None, "target_selector": None})
+    assert groupings.read_java_grouping(PARTIAL_KEY_GROUPING_NO_FIELDS).attributes[
+        "fields"] is None
+    assert groupings.read_java_grouping(PARTIAL_KEY_GROUPING_2X_WORD_N).attributes == {
+        "fields": ["word", "n"],
+        "assignment_creator": groupings.PARTIAL_KEY_GROUPING_2X_DEFAULTS[0],
+        "target_selector": groupings.PARTIAL_KEY_GROUPING_2X_DEFAULTS[1]}
     g = grouper(Grouping(custom_serialized=PARTIAL_KEY_GROUPING_WORD_N), [4, 3, 2, 1],
                 out_fields=["n", "word"])
     assert g.candidates([42, "apple"]) == (0, 3)  # as the fields test above, out order swapped
     assert g(1, [42, "apple"]) == (1,)
+
+
+def test_2x_partial_key_matches_storm_choice_by_choice():
+    """2.8.8's candidates come from java.util.Random seeded by the key bytes' hash."""
+    g = groupings.PartialKeyGrouping2x(None, None, [3, 4, 5, 6, 7])
+    assert [g(1, [w])[0] for w in JAVA_PARTIAL_KEY_WORDS] == JAVA_2X_PARTIAL_KEY_TASKS
+    tasks = list(range(10, 17))
+    g = groupings.PartialKeyGrouping2x(None, None, tasks)
+    assert {w: tuple(tasks[i] for i in g.candidates([w])) for w in JAVA_2X_ASSIGNMENTS} == (
+        JAVA_2X_ASSIGNMENTS)
+
+
+def test_2x_serialized_partial_key_grouping_runs_the_2x_port():
+    """Bytes from a 2.x TopologyBuilder (default helpers) build PartialKeyGrouping2x."""
+    pytest.importorskip("javaobj.v2")
+    g = grouper(Grouping(custom_serialized=PARTIAL_KEY_GROUPING_2X_WORD_N), [1, 2, 3],
+                out_fields=["word", "n"])
+    assert isinstance(g, groupings.PartialKeyGrouping2x)
+    assert g.key_bytes(["apple", 42]) == JAVA_MURMUR3_AS_LONG[3][0]
+
+
+def test_2x_partial_key_with_a_custom_helper_is_refused_by_its_class():
+    """A user's AssignmentCreator is Java code: refused, naming it."""
+    ctx = context()._replace(read_java_grouping=lambda data: groupings.JavaGrouping(
+        groupings.PARTIAL_KEY_GROUPING_CLASS, {
+            "fields": None, "assignment_creator": "com.example.Creator",
+            "target_selector": groupings.PARTIAL_KEY_GROUPING_2X_DEFAULTS[1]}))
+    with pytest.raises(GroupingError, match="com.example.Creator"):
+        grouper(Grouping(custom_serialized=b"\xac\xed"), [1], ctx=ctx)
 
 
 def test_storms_serialized_shuffle_grouping_is_refused_by_class_name():

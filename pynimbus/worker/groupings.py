@@ -13,6 +13,10 @@ made once, so the hot path allocates nothing), or :data:`DIRECT` for a direct gr
 load in [0, 1], or None when nothing is known (every task then counts as not connected, load
 1.0, as in Storm).
 
+Custom groupings are Java objects: a Python worker runs ``PartialKeyGrouping`` (what
+``TopologyBuilder.partialKeyGrouping`` serializes; 1.2.4's and 2.8.8's, which pick differently),
+read with javaobj-py3, and refuses any other with a :class:`GroupingError` naming its class.
+
 Nothing here does I/O or reads a clock: randomness comes in as a ``random.Random`` and time as
 a ``clock_ms`` function, so tests are deterministic.  Values are the JSON-ish values a
 multilang component emits; their Java hash codes (:func:`java_hash`) are the ones Storm's JSON
@@ -24,7 +28,7 @@ import collections
 import struct
 
 from pynimbus.clojure_port.java_hash_map import (
-    int32, java_hash, java_hash_map_order, string_hash)
+    byte_array_hash, int32, java_hash, java_hash_map_order, string_hash)
 from pynimbus.clojure_port.system_topology import all_components
 
 TOPOLOGY_DISABLE_LOADAWARE_MESSAGING = "topology.disable.loadaware.messaging"
@@ -33,6 +37,10 @@ TOPOLOGY_DISABLE_LOADAWARE_MESSAGING = "topology.disable.loadaware.messaging"
 DIRECT = "direct"
 
 PARTIAL_KEY_GROUPING_CLASS = "org.apache.storm.grouping.PartialKeyGrouping"
+# 2.x's PartialKeyGrouping(fields): its assignment creator and target selector classes.
+PARTIAL_KEY_GROUPING_2X_DEFAULTS = (
+    PARTIAL_KEY_GROUPING_CLASS + "$RandomTwoTaskAssignmentCreator",
+    PARTIAL_KEY_GROUPING_CLASS + "$BalancedTargetSelector")
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -233,8 +241,7 @@ class PartialKeyGrouping(object):
     selected values' hash codes, or without ``fields`` the UTF-8 of the first value's
     ``toString`` (:func:`java_to_string`).  An empty tuple goes nowhere.
 
-    2.8.8 picks the two candidates with a ``java.util.Random`` seeded by ``Arrays.hashCode``
-    of the key bytes (``RandomTwoTaskAssignmentCreator``), so its choices differ; not ported.
+    2.8.8 picks the two candidates differently: :class:`PartialKeyGrouping2x`.
     """
 
     __slots__ = ("_targets", "_choices", "_sent", "_indices")
@@ -266,6 +273,54 @@ class PartialKeyGrouping(object):
         selected = second if sent[first] > sent[second] else first
         sent[selected] += 1
         return self._choices[selected]
+
+
+class PartialKeyGrouping2x(PartialKeyGrouping):
+    """Port of 2.8.8's ``PartialKeyGrouping`` with its default helpers: the key bytes as in
+    1.2.4, the two candidates from ``RandomTwoTaskAssignmentCreator`` (a ``java.util.Random``
+    seeded with ``Arrays.hashCode`` of the key bytes draws two indices, the second moved on by
+    one if it equals the first), the less used of them from ``BalancedTargetSelector`` (the
+    first on a tie, as in 1.2.4)."""
+
+    __slots__ = ()
+
+    def candidates(self, values):
+        """The two indices into the target tasks that ``values``' key may go to."""
+        num_tasks = len(self._targets)
+        random = JavaRandom(byte_array_hash(self.key_bytes(values)))
+        first = random.next_int(num_tasks)
+        second = random.next_int(num_tasks)
+        return first, (second + 1) % num_tasks if second == first else second
+
+
+class JavaRandom(object):
+    """Port of ``java.util.Random``'s seeding and ``nextInt(bound)``: the 48-bit linear
+    congruential generator, so a seed gives Java's numbers."""
+
+    __slots__ = ("_seed",)
+
+    _MULTIPLIER = 0x5DEECE66D
+    _MASK48 = (1 << 48) - 1
+
+    def __init__(self, seed):
+        self._seed = (seed ^ self._MULTIPLIER) & self._MASK48
+
+    def _next(self, bits):
+        self._seed = (self._seed * self._MULTIPLIER + 0xB) & self._MASK48
+        return int32(self._seed >> (48 - bits))
+
+    def next_int(self, bound):
+        """A number in [0, bound), as ``Random.nextInt(bound)`` draws it."""
+        r = self._next(31)
+        m = bound - 1
+        if bound & m == 0:  # a power of two: the high bits
+            return int32((bound * r) >> 31)
+        u = r
+        r = u % bound
+        while int32(u - r + m) < 0:  # Java's int overflow: redraw for an unbiased result
+            u = self._next(31)
+            r = u % bound
+        return r
 
 
 def _java_abs_mod(value, size):
@@ -372,9 +427,10 @@ def read_java_class_name(serialized):
 
 def read_java_grouping(serialized):
     """The class of a ``custom_serialized`` grouping and, for a ``PartialKeyGrouping``, its
-    ``fields`` (the ``Fields``' names, or None), read with javaobj-py3 (a maintained reader
-    of Java serialization; it builds values and runs no code).  Without javaobj, or for bytes
-    it cannot read, only the class name (:func:`read_java_class_name`)."""
+    ``fields`` (the ``Fields``' names, or None) and the classes of 2.x's
+    ``assignment_creator`` and ``target_selector`` (None in 1.x's), read with javaobj-py3 (a
+    maintained reader of Java serialization; it builds values and runs no code).  Without
+    javaobj, or for bytes it cannot read, only the class name (:func:`read_java_class_name`)."""
     header = read_java_class_name(serialized)
     if header is None or header.class_name != PARTIAL_KEY_GROUPING_CLASS:
         return header
@@ -386,11 +442,26 @@ def read_java_grouping(serialized):
         grouping_fields = _serialized_fields(javaobj.loads(bytes(serialized)),
                                              PARTIAL_KEY_GROUPING_CLASS)
         fields = grouping_fields["fields"]
-        names = None if fields is None else [str(name) for name in _serialized_fields(
-            fields, "org.apache.storm.tuple.Fields")["_fields"]]
+        names = None if fields is None else _field_names(fields)
+        helpers = {attribute: _class_name_of(grouping_fields.get(java_field))
+                   for attribute, java_field in (("assignment_creator", "assignmentCreator"),
+                                                 ("target_selector", "targetSelector"))}
     except Exception:  # javaobj's errors have no common class: any is "unreadable"
         return header
-    return JavaGrouping(header.class_name, {"fields": names})
+    return JavaGrouping(header.class_name, dict(helpers, fields=names))
+
+
+def _field_names(fields):
+    """The names a serialized ``Fields`` holds (1.x calls its list ``_fields``, 2.x
+    ``fields``)."""
+    values = _serialized_fields(fields, "org.apache.storm.tuple.Fields")
+    names = values["_fields"] if "_fields" in values else values["fields"]
+    return [str(name) for name in names]
+
+
+def _class_name_of(instance):
+    """The Java class of a javaobj instance, None for null (or a field 1.2.4 lacks)."""
+    return None if instance is None else instance.get_class().name
 
 
 def _serialized_fields(instance, class_name):
@@ -405,7 +476,7 @@ def _serialized_fields(instance, class_name):
 
 def _custom_grouper(out_fields, thrift_grouping, target_tasks, read_java_grouping):
     """The groupers a Python worker can run for a custom grouping: a ``PartialKeyGrouping``
-    whose fields were read.
+    whose fields were read, 1.2.4's or 2.8.8's with its default helpers.
 
     :raises GroupingError: any other custom grouping, naming its class."""
     kind = grouping_type(thrift_grouping)
@@ -416,7 +487,14 @@ def _custom_grouper(out_fields, thrift_grouping, target_tasks, read_java_groupin
     if (java is not None and java.class_name == PARTIAL_KEY_GROUPING_CLASS
             and kind == "custom_serialized" and java.attributes is not None
             and "fields" in java.attributes):
-        return PartialKeyGrouping(java.attributes["fields"], out_fields, target_tasks)
+        attributes = java.attributes
+        helpers = (attributes.get("assignment_creator"), attributes.get("target_selector"))
+        if helpers == (None, None):
+            return PartialKeyGrouping(attributes["fields"], out_fields, target_tasks)
+        if helpers == PARTIAL_KEY_GROUPING_2X_DEFAULTS:
+            return PartialKeyGrouping2x(attributes["fields"], out_fields, target_tasks)
+        raise GroupingError("the PartialKeyGrouping's %s / %s is a Java object, which a Python "
+                            "worker cannot run" % helpers)
     class_name = java.class_name if java is not None else "an unreadable Java object"
     raise GroupingError("the custom grouping %s (%s) is a Java object, which a Python worker "
                         "cannot run" % (class_name, kind))
