@@ -57,7 +57,8 @@ JavaGrouping = collections.namedtuple("JavaGrouping", "class_name attributes")
 JavaGrouping.__doc__ = """A custom grouping object as far as it could be read.
 
 ``class_name``: the Java class; ``attributes``: the serialized fields read from it (for a
-``PartialKeyGrouping``, ``{"fields": [names] or None}``), or None when only the class name was
+``PartialKeyGrouping``, ``{"fields": [names] or None, "assignment_creator": class or None,
+"target_selector": class or None}``, the two None in 1.x's), or None when only the class name was
 read.
 """
 
