@@ -6,6 +6,7 @@ system streams) and the topology's ``{task id: component id}``.
 """
 
 from pynimbus.clojure_port.system_topology import all_components
+from pynimbus.worker.groupings import get_targets
 
 # Grouping's union members as Thrift's ``_Fields`` enum names them (upper case).
 _GROUPING_TYPES = (
@@ -25,6 +26,7 @@ def topology_context_json(system_topology, task_to_component, task_id):
     components = all_components(system_topology)
     common = components[component_id].common
     sources = _sources(common)
+    targets = get_targets(system_topology, component_id)
     return {
         "task->component": {str(task): comp for task, comp in task_to_component.items()},
         "taskid": task_id,
@@ -32,7 +34,9 @@ def topology_context_json(system_topology, task_to_component, task_id):
         "streams": list(common.streams or {}),
         "stream->outputfields": _output_fields(common),
         "stream->target->grouping": {
-            stream: _targets(components, component_id, stream) for stream in common.streams or {}
+            stream: {target: grouping_json(grouping)
+                     for target, grouping in targets.get(stream, {}).items()}
+            for stream in common.streams or {}
         },
         "source->stream->grouping": sources,
         "source->stream->fields": {
@@ -65,14 +69,4 @@ def _sources(common):
     ret = {}
     for stream_id, grouping in (common.inputs or {}).items():
         ret.setdefault(stream_id.componentId, {})[stream_id.streamId] = grouping_json(grouping)
-    return ret
-
-
-def _targets(components, component_id, stream):
-    """``getTargets``: target component -> grouping for the components subscribed to it."""
-    ret = {}
-    for target_id, component in components.items():
-        for stream_id, grouping in (component.common.inputs or {}).items():
-            if stream_id.componentId == component_id and stream_id.streamId == stream:
-                ret[target_id] = grouping_json(grouping)
     return ret
