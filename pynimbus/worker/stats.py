@@ -1,0 +1,451 @@
+# -*- test-case-name: tests.test_worker_stats -*-
+"""The executor statistics a worker writes in its heartbeats (pure).
+
+Port of stats.clj's writing side (Storm 1.2.4: ``mk-spout-stats``, ``mk-bolt-stats``, the
+``*-tuple!`` recorders, ``render-stats!`` and ``thriftify-executor-stats``) and of the rolling
+counters under it (``CountStatAndMetric``, ``LatencyStatAndMetric`` and their ``Multi*`` maps,
+``org.apache.storm.metric.internal``).  Nimbus's reading side is
+:mod:`pynimbus.clojure_port.stats`.
+
+Make one collector per executor with ``ExecutorStatsCollector(component_kind, clock,
+sample_rate)``: ``component_kind`` is ``"spout"`` or ``"bolt"``, ``clock`` a function returning
+Unix seconds (``reactor.seconds``, ``time.time``), ``sample_rate`` the topology's
+``topology.stats.sample.rate`` (Storm's default 0.05).  Recording, as the executor calls it:
+
+* every emit: ``emitted(stream)`` then ``transferred(stream, len(out_tasks))``.  The collector
+  holds Storm's emit sampler: ``emitted`` answers whether this emit was sampled, and
+  ``transferred`` counts only after a sampled ``emitted`` (task.clj records both or neither);
+* spout: ``acked(stream, latency_ms)`` and ``failed(stream, latency_ms)`` with the complete
+  latency, called only for trees whose emit was sampled (``sample()`` at the emit said so, as
+  :mod:`pynimbus.worker.spout_pending` carries it: a None latency means "not sampled, count
+  nothing");
+* bolt: keys are the input tuple's source ``(component, stream)`` (upstream's
+  ``GlobalStreamId``): ``executed(component, stream, latency_ms)`` when ``sample_execute()``
+  picked the tuple at its execute (latency: the ``execute`` call), ``acked(component, stream,
+  latency_ms)`` and ``failed(component, stream, latency_ms)`` when ``sample()`` picked it at its
+  execute (latency: from that execute to the ack, the process latency; a failure records no
+  latency, as upstream).
+
+Every recorded event counts ``rate = int(1 / sample_rate)`` (config.clj ``sampling-rate``), so
+sampled counts estimate the real ones; latencies are plain means of the sampled ones.
+``render()`` returns the ``ExecutorStats`` for the heartbeat: counts and average latencies by
+window (``"600"``, ``"10800"``, ``"86400"``, ``":all-time"``) then key.
+
+Windows as upstream's counters: every key has 20 buckets per window, rotated every
+600000 // 19 ms from the key's first event (Storm's timer, here applied when the clock is read);
+a window's count adds the buckets that fit in it and pro-rates the oldest one, a window's
+latency is total latency over total count of the buckets that reach into it (no pro-rating);
+all-time adds everything.  Latencies are whole milliseconds (upstream records a ``long``).
+"""
+
+import random
+
+from pynimbus.generated.storm.ttypes import (
+    BoltStats, ClusterWorkerHeartbeat, ExecutorInfo, ExecutorSpecificStats, ExecutorStats,
+    GlobalStreamId, LSWorkerHeartbeat, SpoutStats)
+
+SPOUT = "spout"
+BOLT = "bolt"
+TOPOLOGY_STATS_SAMPLE_RATE = "topology.stats.sample.rate"
+DEFAULT_SAMPLE_RATE = 0.05  # defaults.yaml, 1.2.4 and 2.8.8
+
+NUM_STAT_BUCKETS = 20
+WINDOW_NAMES = ("600", "10800", "86400")
+ALL_TIME = ":all-time"
+_WINDOW_MS = (600 * 1000, 10800 * 1000, 86400 * 1000)
+# One bucket fewer than there are, so the buckets cover the whole window.
+_BUCKET_MS = tuple(window // (NUM_STAT_BUCKETS - 1) for window in _WINDOW_MS)
+ROTATE_PERIOD_MS = _BUCKET_MS[0]
+"""Upstream's timer period: every stat rotates at this rate; a longer window's buckets move on
+only once its first bucket holds a bucket's worth of time."""
+
+
+def sampling_rate(sample_rate):
+    """Port of config.clj ``sampling-rate``: how many events each sampled one stands for.
+
+    :raises ValueError: ``sample_rate`` is not a number in (0, 1] (Storm's worker fails on it).
+    """
+    if (isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, float))
+            or not 0 < sample_rate <= 1):
+        raise ValueError("%s must be a number in (0, 1], not %r"
+                         % (TOPOLOGY_STATS_SAMPLE_RATE, sample_rate))
+    return int(1 / sample_rate)
+
+
+class EvenSampler:
+    """Port of util.clj ``even-sampler``: exactly one call in each run of ``freq`` calls says
+    True, at a random place in the run."""
+
+    __slots__ = ("freq", "_randrange", "_curr", "_target")
+
+    def __init__(self, freq, rng):
+        self.freq = freq
+        self._randrange = rng.randrange
+        self._curr = -1
+        self._target = self._randrange(freq)
+
+    def __call__(self):
+        self._curr += 1
+        if self._curr >= self.freq:
+            self._curr = 0
+            self._target = self._randrange(self.freq)
+        return self._curr == self._target
+
+
+def _always():
+    return True
+
+
+def mk_stats_sampler(rate, rng):
+    """Port of config.clj ``mk-stats-sampler`` (rate 1 answers True without bookkeeping)."""
+    return _always if rate == 1 else EvenSampler(rate, rng)
+
+
+# Rolling counters
+
+
+def _rotate(target_ms, time_spent, times, buckets, values):
+    """Port of the counters' ``rotate``: add the finished interval to the first bucket and,
+    once that bucket holds ``target_ms``, shift every bucket one older (the oldest drops)."""
+    times[0] += time_spent
+    for bucket, value in zip(buckets, values):
+        bucket[0] += value
+    if times[0] >= target_ms:
+        times.insert(0, 0)
+        times.pop()
+        for bucket in buckets:
+            bucket.insert(0, 0)
+            bucket.pop()
+
+
+class CountStat:
+    """One key's rolling count (port of ``CountStatAndMetric``)."""
+
+    __slots__ = ("current", "bucket_start", "next_rotation", "times", "counts", "all_time")
+
+    def __init__(self, now_ms):
+        self.current = 0
+        self.bucket_start = now_ms
+        self.next_rotation = now_ms + ROTATE_PERIOD_MS
+        self.times = [[0] * NUM_STAT_BUCKETS for _ in _WINDOW_MS]
+        self.counts = [[0] * NUM_STAT_BUCKETS for _ in _WINDOW_MS]
+        self.all_time = 0
+
+    def catch_up(self, now_ms):
+        """Run the timer's rotations due by ``now_ms`` (``rotateSched``), each at its time."""
+        while self.next_rotation <= now_ms:
+            at_ms = self.next_rotation
+            value, self.current = self.current, 0
+            time_spent, self.bucket_start = at_ms - self.bucket_start, at_ms
+            for target_ms, times, counts in zip(_BUCKET_MS, self.times, self.counts):
+                _rotate(target_ms, time_spent, times, (counts,), (value,))
+            self.all_time += value
+            self.next_rotation = at_ms + ROTATE_PERIOD_MS
+
+    def time_counts(self, now_ms):
+        """Port of ``getTimeCounts``: ``{window: count}`` at ``now_ms`` (after ``catch_up``)."""
+        time_spent = now_ms - self.bucket_start
+        ret = {name: _approximate_count(self.current, time_spent, times, counts, window_ms)
+               for name, window_ms, times, counts
+               in zip(WINDOW_NAMES, _WINDOW_MS, self.times, self.counts)}
+        ret[ALL_TIME] = self.current + self.all_time
+        return ret
+
+
+def _approximate_count(value, time_spent, times, counts, window_ms):
+    """Port of ``readApproximateTime``: the current count plus the buckets that fit in the
+    window, the first one that does not fit taken in proportion (truncated, as Java's cast)."""
+    time_needed = window_ms - time_spent
+    total = value
+    for bucket_time, count in zip(times, counts):
+        if time_needed < bucket_time:
+            total += int(time_needed / bucket_time * count)
+            break
+        total += count
+        time_needed -= bucket_time
+    return total
+
+
+class LatencyStat:
+    """One key's rolling latency sum and count (port of ``LatencyStatAndMetric``)."""
+
+    __slots__ = ("current_lat", "current_count", "bucket_start", "next_rotation", "times",
+                 "lats", "counts", "all_time_lat", "all_time_count")
+
+    def __init__(self, now_ms):
+        self.current_lat = 0
+        self.current_count = 0
+        self.bucket_start = now_ms
+        self.next_rotation = now_ms + ROTATE_PERIOD_MS
+        self.times = [[0] * NUM_STAT_BUCKETS for _ in _WINDOW_MS]
+        self.lats = [[0] * NUM_STAT_BUCKETS for _ in _WINDOW_MS]
+        self.counts = [[0] * NUM_STAT_BUCKETS for _ in _WINDOW_MS]
+        self.all_time_lat = 0
+        self.all_time_count = 0
+
+    def catch_up(self, now_ms):
+        """Run the timer's rotations due by ``now_ms`` (``rotateSched``), each at its time."""
+        while self.next_rotation <= now_ms:
+            at_ms = self.next_rotation
+            lat, count = self.current_lat, self.current_count
+            self.current_lat = self.current_count = 0
+            time_spent, self.bucket_start = at_ms - self.bucket_start, at_ms
+            for target_ms, times, lats, counts in zip(_BUCKET_MS, self.times, self.lats,
+                                                      self.counts):
+                _rotate(target_ms, time_spent, times, (lats, counts), (lat, count))
+            self.all_time_lat += lat
+            self.all_time_count += count
+            self.next_rotation = at_ms + ROTATE_PERIOD_MS
+
+    def time_lat_avg(self, now_ms):
+        """Port of ``getTimeLatAvg``: ``{window: mean latency}`` at ``now_ms`` (after
+        ``catch_up``)."""
+        time_spent = now_ms - self.bucket_start
+        ret = {name: _approximate_lat_avg(self.current_lat, self.current_count, time_spent,
+                                          times, lats, counts, window_ms)
+               for name, window_ms, times, lats, counts
+               in zip(WINDOW_NAMES, _WINDOW_MS, self.times, self.lats, self.counts)}
+        ret[ALL_TIME] = _mean(self.current_lat + self.all_time_lat,
+                              self.current_count + self.all_time_count)
+        return ret
+
+
+def _mean(total, count):
+    """``Utils.zeroIfNaNOrInf(total / count)``."""
+    return float(total) / count if count else 0.0
+
+
+def _approximate_lat_avg(lat, count, time_spent, times, lats, counts, window_ms):
+    """Port of ``readApproximateLatAvg``: the mean over the current bucket and every bucket
+    that reaches into the window, whole (upstream does not pro-rate latencies)."""
+    time_needed = window_ms - time_spent
+    total_lat, total_count = lat, count
+    for bucket_time, bucket_lat, bucket_count in zip(times, lats, counts):
+        if time_needed <= 0:
+            break
+        total_lat += bucket_lat
+        total_count += bucket_count
+        time_needed -= bucket_time
+    return _mean(total_lat, total_count)
+
+
+def _by_window(key_to_stat, read, now_ms, thrift_key):
+    """Port of ``Multi*StatAndMetric.getTime*``: ``{window: {key: value}}`` over the keys seen
+    (no window at all before the first event)."""
+    ret = {}
+    for key, stat in key_to_stat.items():
+        stat.catch_up(now_ms)
+        out_key = thrift_key(key)
+        for window, value in read(stat, now_ms).items():
+            ret.setdefault(window, {})[out_key] = value
+    return ret
+
+
+def _same(key):
+    return key
+
+
+def _global_stream_id(key):
+    component, stream = key
+    return GlobalStreamId(componentId=component, streamId=stream)
+
+
+# Collectors
+
+
+class _CommonStats:
+    """stats.clj ``CommonStats``: emitted and transferred counts by stream, and the rate."""
+
+    def __init__(self, clock, sample_rate, rng):
+        self.clock = clock
+        self.rate = sampling_rate(sample_rate)
+        self.rng = rng if rng is not None else random.Random()
+        self.emit_sampler = mk_stats_sampler(self.rate, self.rng)
+        self.sample = mk_stats_sampler(self.rate, self.rng)
+        self.emitted_counts = {}
+        self.transferred_counts = {}
+        self._emit_sampled = False
+
+    def _now_ms(self):
+        return int(self.clock() * 1000)
+
+    def _count(self, key_to_stat, key, amount):
+        """``incBy``: ``amount`` into ``key``'s current bucket, rotating first when due."""
+        stat = key_to_stat.get(key)
+        now_ms = int(self.clock() * 1000)
+        if stat is None:
+            stat = key_to_stat[key] = CountStat(now_ms)
+        elif now_ms >= stat.next_rotation:
+            stat.catch_up(now_ms)
+        stat.current += amount
+
+    def _latency(self, key_to_stat, key, latency_ms):
+        """``record``: one latency into ``key``'s current bucket, rotating first when due."""
+        stat = key_to_stat.get(key)
+        now_ms = int(self.clock() * 1000)
+        if stat is None:
+            stat = key_to_stat[key] = LatencyStat(now_ms)
+        elif now_ms >= stat.next_rotation:
+            stat.catch_up(now_ms)
+        stat.current_lat += int(latency_ms)
+        stat.current_count += 1
+
+    def emitted(self, stream):
+        """Port of ``emitted-tuple!`` behind task.clj's emit sampler: one emit on ``stream``;
+        True when it was sampled (then counted as ``rate`` emits)."""
+        sampled = self._emit_sampled = self.emit_sampler()
+        if sampled:
+            self._count(self.emitted_counts, stream, self.rate)
+        return sampled
+
+    def transferred(self, stream, count):
+        """Port of ``transferred-tuples!``: the last emit went to ``count`` tasks; counted
+        (times ``rate``) only when that ``emitted`` was sampled."""
+        if self._emit_sampled:
+            self._count(self.transferred_counts, stream, self.rate * count)
+
+    def _render_common(self, now_ms):
+        return (_by_window(self.emitted_counts, CountStat.time_counts, now_ms, _same),
+                _by_window(self.transferred_counts, CountStat.time_counts, now_ms, _same))
+
+
+class SpoutStatsCollector(_CommonStats):
+    """Port of stats.clj ``SpoutExecutorStats`` (``mk-spout-stats``): keys are stream ids."""
+
+    kind = SPOUT
+
+    def __init__(self, clock, sample_rate=DEFAULT_SAMPLE_RATE, rng=None):
+        super().__init__(clock, sample_rate, rng)
+        self.acked_counts = {}
+        self.failed_counts = {}
+        self.complete_latencies = {}
+
+    def acked(self, stream, latency_ms):
+        """Port of ``spout-acked-tuple!``: a sampled tree from ``stream`` completed after
+        ``latency_ms``."""
+        self._count(self.acked_counts, stream, self.rate)
+        self._latency(self.complete_latencies, stream, latency_ms)
+
+    def failed(self, stream, latency_ms=None):
+        """Port of ``spout-failed-tuple!``: a sampled tree from ``stream`` failed (its latency
+        is not recorded, as upstream)."""
+        self._count(self.failed_counts, stream, self.rate)
+
+    def render(self):
+        """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
+        as of the clock's now."""
+        now_ms = self._now_ms()
+        emitted, transferred = self._render_common(now_ms)
+        spout = SpoutStats(
+            acked=_by_window(self.acked_counts, CountStat.time_counts, now_ms, _same),
+            failed=_by_window(self.failed_counts, CountStat.time_counts, now_ms, _same),
+            complete_ms_avg=_by_window(self.complete_latencies, LatencyStat.time_lat_avg,
+                                       now_ms, _same))
+        return ExecutorStats(emitted=emitted, transferred=transferred,
+                             specific=ExecutorSpecificStats(spout=spout), rate=float(self.rate))
+
+
+class BoltStatsCollector(_CommonStats):
+    """Port of stats.clj ``BoltExecutorStats`` (``mk-bolt-stats``): keys are the input's
+    source ``(component, stream)``, rendered as ``GlobalStreamId``."""
+
+    kind = BOLT
+
+    def __init__(self, clock, sample_rate=DEFAULT_SAMPLE_RATE, rng=None):
+        super().__init__(clock, sample_rate, rng)
+        self.sample_execute = mk_stats_sampler(self.rate, self.rng)
+        self.acked_counts = {}
+        self.failed_counts = {}
+        self.process_latencies = {}
+        self.executed_counts = {}
+        self.execute_latencies = {}
+
+    def executed(self, component, stream, latency_ms):
+        """Port of ``bolt-execute-tuple!``: a sampled input from ``component``/``stream`` took
+        ``latency_ms`` in ``execute``."""
+        key = (component, stream)
+        self._count(self.executed_counts, key, self.rate)
+        self._latency(self.execute_latencies, key, latency_ms)
+
+    def acked(self, component, stream, latency_ms):
+        """Port of ``bolt-acked-tuple!``: a sampled input was acked ``latency_ms`` after its
+        execute began (the process latency)."""
+        key = (component, stream)
+        self._count(self.acked_counts, key, self.rate)
+        self._latency(self.process_latencies, key, latency_ms)
+
+    def failed(self, component, stream, latency_ms=None):
+        """Port of ``bolt-failed-tuple!``: a sampled input failed (no latency recorded)."""
+        self._count(self.failed_counts, (component, stream), self.rate)
+
+    def render(self):
+        """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
+        as of the clock's now."""
+        now_ms = self._now_ms()
+        emitted, transferred = self._render_common(now_ms)
+        counts, latencies = CountStat.time_counts, LatencyStat.time_lat_avg
+        bolt = BoltStats(
+            acked=_by_window(self.acked_counts, counts, now_ms, _global_stream_id),
+            failed=_by_window(self.failed_counts, counts, now_ms, _global_stream_id),
+            process_ms_avg=_by_window(self.process_latencies, latencies, now_ms,
+                                      _global_stream_id),
+            executed=_by_window(self.executed_counts, counts, now_ms, _global_stream_id),
+            execute_ms_avg=_by_window(self.execute_latencies, latencies, now_ms,
+                                      _global_stream_id))
+        return ExecutorStats(emitted=emitted, transferred=transferred,
+                             specific=ExecutorSpecificStats(bolt=bolt), rate=float(self.rate))
+
+
+_COLLECTORS = {SPOUT: SpoutStatsCollector, BOLT: BoltStatsCollector}
+
+
+def ExecutorStatsCollector(component_kind, clock, sample_rate=DEFAULT_SAMPLE_RATE, rng=None):
+    """Port of executor.clj ``mk-executor-stats``: a spout's or a bolt's collector.
+
+    :param rng: a ``random.Random`` for the samplers (tests seed it).
+    :raises ValueError: ``component_kind`` is neither ``"spout"`` nor ``"bolt"``, or
+        ``sample_rate`` is not in (0, 1].
+    """
+    collector = _COLLECTORS.get(component_kind)
+    if collector is None:
+        raise ValueError("component kind must be %r or %r, not %r"
+                         % (SPOUT, BOLT, component_kind))
+    return collector(clock, sample_rate, rng)
+
+
+# Heartbeats
+
+
+def _executor_info(executor):
+    if isinstance(executor, ExecutorInfo):
+        return executor
+    start, end = executor
+    return ExecutorInfo(task_start=start, task_end=end)
+
+
+def worker_heartbeat(storm_id, executor_to_stats, time_secs, uptime_secs):
+    """Port of worker.clj ``do-executor-heartbeats``' heartbeat and converter.clj
+    ``thriftify-zk-worker-hb``: the ``ClusterWorkerHeartbeat`` for
+    ``StormClusterState.worker_heartbeat``.
+
+    :param executor_to_stats: ``{executor: ExecutorStats or None}``, executors as
+        ``ExecutorInfo`` or ``(start, end)``; None for an executor not built yet.
+    :returns: the heartbeat without the executors that have no stats, or None when none has
+        any (upstream then writes nothing).
+    """
+    executor_stats = {_executor_info(executor): stats
+                      for executor, stats in executor_to_stats.items() if stats is not None}
+    if not executor_stats:
+        return None
+    return ClusterWorkerHeartbeat(storm_id=storm_id, executor_stats=executor_stats,
+                                  time_secs=int(time_secs), uptime_secs=int(uptime_secs))
+
+
+def ls_worker_heartbeat(time_secs, storm_id, executors, port):
+    """Port of local_state.clj ``ls-worker-heartbeat!``'s value: the ``LSWorkerHeartbeat`` a
+    worker puts under ``worker-heartbeat`` in its heartbeats LocalState.
+
+    :param executors: ``ExecutorInfo`` or ``(start, end)``, the system executor included.
+    """
+    return LSWorkerHeartbeat(time_secs=int(time_secs), topology_id=storm_id,
+                             executors=[_executor_info(e) for e in executors], port=int(port))
