@@ -1,0 +1,361 @@
+# -*- test-case-name: tests.test_supervisor_daemon -*-
+"""The Python supervisor daemon: run on this machine what Nimbus assigns to it.
+
+Port of Storm's supervisor loop (1.0 ``supervisor.clj`` ``mk-supervisor``, ``sync-supervisor``
+and ``sync-processes``, whose decisions 1.2.4 makes per slot in ``Slot.java``), on the Twisted
+reactor.  At start the supervisor empties ``supervisor/tmp``, reads or makes its id and
+registers its ``SupervisorInfo`` (:mod:`.registration`); then every
+``supervisor.monitor.frequency.secs`` one sync:
+
+1. reads every ``Assignment`` in cluster state and keeps what names this supervisor on one of
+   its ``supervisor.slots.ports`` (:func:`.assignments.read_assignments`);
+2. downloads the code of newly assigned topologies from the leader Nimbus (:mod:`.code`);
+3. reads each worker's LocalState heartbeat and the ``approved-workers`` (:mod:`.worker_dirs`)
+   and decides with :func:`.assignments.sync_processes`;
+4. kills what must die: SIGTERM to every pid in the worker's ``pids`` dir (the worker and its
+   multilang children), SIGKILL after ``supervisor.worker.shutdown.sleep.secs`` to what is left,
+   then removes the worker's directory (1.0 ``shutdown-worker``, ``try-cleanup-worker``);
+5. removes the ``stormdist`` directories of topologies no longer assigned here;
+6. launches a worker per unserved port: a fresh UUID, its directories, the id in
+   ``approved-workers`` (so a restarted supervisor adopts it), then
+   ``python -m pynimbus.worker --conf <conf json> <storm id> <supervisor id> <port> <worker id>``
+   in ``workers/<worker id>``, its output in ``workers-artifacts/<storm id>/<port>/worker.log``.
+
+A worker whose heartbeat is older than ``supervisor.worker.timeout.secs``, or whose process
+exited, is killed and launched again by the next sync.  Blocking work (cluster state, files,
+downloads, forks) runs through ``run_blocking`` (a thread by default); time is the reactor's.
+
+Each supervisor owns only ``<storm.local.dir>/workers`` and the ports it was assigned, so
+several on one machine, each with its own local dir and ports, never touch each other's workers.
+On stop the supervisor leaves its workers running, as Storm's does; they run in a session of
+their own, so a Ctrl-C at the supervisor's terminal does not reach them.
+"""
+
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import uuid
+
+from twisted.internet import defer, task
+from twisted.internet.threads import deferToThread
+
+from pynimbus.client import NimbusClient
+from pynimbus.cluster import make_cluster_state
+from pynimbus.cluster.paths import url_encode_2x
+from pynimbus.supervisor import assignments, code, registration, worker_dirs
+from pynimbus.supervisor.assignments import LaunchedWorker
+
+log = logging.getLogger(__name__)
+
+WORKER_CONF_FILE = "supervisor-conf.json"
+
+
+def worker_launch_command(conf_path, storm_id, supervisor_id, port, worker_id):
+    """The command that starts a worker (the project's fixed interface; 1.2.4's
+    ``BasicContainerLauncher`` runs ``java ... Worker <storm id> <supervisor id> <port>
+    <worker id>`` with the same four arguments)."""
+    return [sys.executable, "-m", "pynimbus.worker", "--conf", conf_path,
+            storm_id, supervisor_id, str(int(port)), worker_id]
+
+
+def process_alive(pid):
+    """The process exists and is no zombie (an exited child that nobody reaped yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, but not ours to signal
+        return True
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc: os.kill said it exists
+
+
+def send_signal(pid, signum):
+    """Signal ``pid``, ignoring one that is gone already."""
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass
+    except PermissionError as e:
+        log.warning("pid %d: cannot send %s: %s", pid, signal.Signals(signum).name, e)
+
+
+def find_leader_nimbus(conf, timeout=30.0):
+    """``(host, port)`` of the leader Nimbus, asked of each of ``nimbus.seeds`` in turn
+    (``NimbusClient.getConfiguredClient``, 1.2.4).  Blocking.
+
+    :raises code.CodeDownloadFailed: no seed answered with a leader.
+    """
+    port = int(conf["nimbus.thrift.port"])
+    errors = []
+    for seed in conf.get("nimbus.seeds") or ():
+        try:
+            with NimbusClient(seed, port, timeout=timeout) as nimbus:
+                leader = nimbus.getLeader()
+            return leader.host, leader.port
+        except Exception as e:  # a seed that is down or no leader: ask the next one
+            errors.append("%s:%d: %s" % (seed, port, e))
+    raise code.CodeDownloadFailed("no leader Nimbus found among nimbus.seeds (%s)"
+                                  % ("; ".join(errors) or "none configured"))
+
+
+def download_missing_code(conf, storm_ids, timeout=60.0):
+    """Download the code of each topology of ``storm_ids`` not in ``stormdist`` yet, from the
+    leader Nimbus; return the ids whose code is installed.  A failed download is logged and
+    tried again by the next sync.  Blocking."""
+    missing = sorted(s for s in storm_ids
+                     if not os.path.exists(code.supervisor_stormdist_root(conf, s)))
+    if missing:
+        try:
+            host, port = find_leader_nimbus(conf, timeout)
+            with NimbusClient(host, port, timeout=timeout) as nimbus:
+                for storm_id in missing:
+                    try:
+                        code.download_storm_code(conf, storm_id, nimbus)
+                    except Exception as e:
+                        log.warning("code of %s not downloaded: %s", storm_id, e)
+        except Exception as e:
+            log.warning("code of %s not downloaded: %s", ", ".join(missing), e)
+    return {s for s in storm_ids if os.path.exists(code.supervisor_stormdist_root(conf, s))}
+
+
+def remove_unassigned_code(conf, assigned_storm_ids):
+    """Remove the ``stormdist`` directories of topologies not in ``assigned_storm_ids``
+    (1.0 ``sync-supervisor``'s removal of code no longer assigned).  Blocking."""
+    root = code.supervisor_stormdist_root(conf)
+    if not os.path.isdir(root):
+        return
+    keep = {url_encode_2x(storm_id) for storm_id in assigned_storm_ids}
+    for name in os.listdir(root):
+        if name not in keep:
+            log.info("Removing code for storm id %s", name)
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def empty_dir(path):
+    """Remove ``path`` with its contents and make it again, empty."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path, exist_ok=True)
+
+
+class SupervisorDaemon:
+    """One supervisor: its registration, its sync loop and the workers it launched.
+
+    :param conf: the supervisor's effective configuration.
+    :param reactor: the clock and reactor (``seconds``, ``callLater``).
+    :param cluster_state: a ``StormClusterState``; made from ``conf`` at start when None.
+    :param run_blocking: ``f, *args -> Deferred`` running ``f`` off the reactor thread.
+    :param make_worker_id: makes the id of a new worker (a UUID).
+    :param worker_command: ``(conf_path, storm_id, supervisor_id, port, worker_id) -> argv``.
+    """
+
+    def __init__(self, conf, reactor, cluster_state=None, run_blocking=deferToThread,
+                 make_worker_id=lambda: str(uuid.uuid4()),
+                 worker_command=worker_launch_command):
+        self.conf = conf
+        self.reactor = reactor
+        self.cluster_state = cluster_state
+        self.run_blocking = run_blocking
+        self.make_worker_id = make_worker_id
+        self.worker_command = worker_command
+        self.my_ports = {int(p) for p in conf.get("supervisor.slots.ports") or ()}
+        self.supervisor_id = None
+        self.heartbeat = None
+        self.assigned = {}       # {port: LocalAssignment} of the last sync
+        self.launched = {}       # {worker_id: LaunchedWorker} launched by this process
+        self.children = {}       # {worker_id: Popen} of the workers this process started
+        self.dead_workers = set()
+        self._sync_loop = None
+        self._owns_cluster_state = cluster_state is None
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def _prepare(self):
+        """Blocking part of the start: empty tmp, the id, the cluster state."""
+        empty_dir(code.supervisor_tmp_dir(self.conf))
+        supervisor_id = registration.read_or_make_supervisor_id(self.conf)
+        cluster_state = self.cluster_state or make_cluster_state(self.conf)
+        return supervisor_id, cluster_state
+
+    def start(self):
+        """Register, beat and sync now and every period; a Deferred that fires once started."""
+        d = self.run_blocking(self._prepare)
+
+        def started(prepared):
+            self.supervisor_id, self.cluster_state = prepared
+            log.info("Starting supervisor with id %s at host %s", self.supervisor_id,
+                     registration.supervisor_hostname(self.conf))
+            # 1.2.4 Supervisor.launch: one sync first, then the heartbeat and the timers
+            return self._sync_logged().addCallback(lambda _: self._start_timers())
+        return d.addCallback(started)
+
+    def _start_timers(self):
+        self.heartbeat = registration.SupervisorHeartbeat(
+            self.conf, self.cluster_state, self.supervisor_id,
+            registration.supervisor_hostname(self.conf), lambda: set(self.assigned),
+            self.reactor, run_blocking=self.run_blocking)
+        self.heartbeat.start()
+        self._sync_loop = task.LoopingCall(self._sync_logged)
+        self._sync_loop.clock = self.reactor
+        self._sync_loop.start(float(self.conf["supervisor.monitor.frequency.secs"]),
+                              now=False)
+
+    def stop(self):
+        """Stop beating and syncing; the workers keep running (as Storm's supervisor leaves
+        them).  A Deferred that fires once the cluster state is closed."""
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+        if self._sync_loop is not None and self._sync_loop.running:
+            self._sync_loop.stop()
+        if self._owns_cluster_state and self.cluster_state is not None:
+            return self.run_blocking(self.cluster_state.close)
+        return defer.succeed(None)
+
+    # -- one sync ------------------------------------------------------------------------
+
+    def _sync_logged(self):
+        d = self.sync()
+        d.addErrback(lambda failure: log.warning(
+            "supervisor %s: sync failed, trying again next period: %s",
+            self.supervisor_id, failure.getTraceback()))
+        return d
+
+    def _read_assignments_snapshot(self):
+        """``{storm_id: Assignment}`` of every topology with an assignment.  Blocking."""
+        return self.cluster_state.assignment_infos(self.cluster_state.assignments())
+
+    def my_assignments(self, snapshot):
+        """``{port: LocalAssignment}`` on this supervisor's own slot ports (1.2.4 makes a
+        slot only for those; an assignment to another port is logged and ignored)."""
+        local = assignments.read_assignments(snapshot, self.supervisor_id)
+        for port in sorted(set(local) - self.my_ports):
+            log.warning("assigned port %d, which is not in supervisor.slots.ports %s: ignored",
+                        port, sorted(self.my_ports))
+        return {port: a for port, a in local.items() if port in self.my_ports}
+
+    @defer.inlineCallbacks
+    def sync(self):
+        """One sync (see the module's docstring); a Deferred that fires when it is done."""
+        snapshot = yield self.run_blocking(self._read_assignments_snapshot)
+        try:
+            assigned = self.my_assignments(snapshot)
+        except assignments.MultipleTopologiesOnPort as e:
+            log.error("%s; not syncing this period", e)
+            return
+        self.assigned = assigned
+        storm_ids = {a.topology_id for a in assigned.values()}
+        downloaded = yield self.run_blocking(download_missing_code, self.conf, storm_ids)
+        id_to_heartbeat, approved = yield self.run_blocking(self._read_workers)
+        self._note_dead_workers()
+        now = self.reactor.seconds()
+        allocated = assignments.read_allocated_workers(
+            id_to_heartbeat, set(approved), assigned, now, self.conf,
+            dead_workers=self.dead_workers)
+        launched = {worker_id: launch for worker_id, launch in self.launched.items()
+                    if worker_id not in self.dead_workers}
+        actions = assignments.sync_processes(allocated, assigned, now, self.conf, launched)
+        for worker_id, state in actions.to_kill:
+            log.info("Shutting down and clearing state for id %s. State: %s",
+                     worker_id, state)
+        yield defer.gatherResults([self.shutdown_worker(worker_id)
+                                   for worker_id, _ in actions.to_kill], consumeErrors=True)
+        yield self.run_blocking(remove_unassigned_code, self.conf, storm_ids)
+        for port, local_assignment in sorted(actions.to_launch.items()):
+            if local_assignment.topology_id in downloaded:
+                yield self.launch_worker(port, local_assignment)
+            else:
+                log.info("port %d waits for the code of %s", port, local_assignment.topology_id)
+
+    def _read_workers(self):
+        """The heartbeats of the workers found and the approved ids.  Blocking."""
+        return (worker_dirs.read_worker_heartbeats(self.conf),
+                worker_dirs.ApprovedWorkers(self.conf).get())
+
+    def _note_dead_workers(self):
+        """Mark the workers this process started whose process exited (reaping them)."""
+        for worker_id, child in self.children.items():
+            if child.poll() is not None:
+                if worker_id not in self.dead_workers:
+                    log.info("worker %s exited with code %s", worker_id, child.returncode)
+                self.dead_workers.add(worker_id)
+
+    # -- kill ----------------------------------------------------------------------------
+
+    def _alive_pids(self, pids):
+        for child in self.children.values():
+            child.poll()  # reap an exited child, so that it does not look alive
+        return [pid for pid in pids if process_alive(pid)]
+
+    @defer.inlineCallbacks
+    def shutdown_worker(self, worker_id):
+        """Port of 1.0 supervisor.clj ``shutdown-worker`` and ``try-cleanup-worker``: SIGTERM
+        to every pid of the worker, SIGKILL after ``supervisor.worker.shutdown.sleep.secs``
+        to those left, then its directory and approval removed."""
+        pids = set((yield self.run_blocking(worker_dirs.worker_pids, self.conf, worker_id)))
+        child = self.children.get(worker_id)
+        if child is not None:
+            pids.add(child.pid)
+        alive = self._alive_pids(sorted(pids))
+        for pid in alive:
+            send_signal(pid, signal.SIGTERM)
+        if alive:
+            yield task.deferLater(self.reactor,
+                                  float(self.conf["supervisor.worker.shutdown.sleep.secs"]),
+                                  lambda: None)
+        for pid in self._alive_pids(alive):
+            log.info("worker %s: pid %d still alive, sending SIGKILL", worker_id, pid)
+            send_signal(pid, signal.SIGKILL)
+        yield self.run_blocking(self._cleanup_worker, worker_id)
+        self.children.pop(worker_id, None)
+        self.launched.pop(worker_id, None)
+        self.dead_workers.discard(worker_id)
+        log.info("Shut down %s:%s", self.supervisor_id, worker_id)
+
+    def _cleanup_worker(self, worker_id):
+        worker_dirs.try_cleanup_worker(self.conf, worker_id)
+        worker_dirs.ApprovedWorkers(self.conf).remove(worker_id)
+
+    # -- launch --------------------------------------------------------------------------
+
+    def _start_worker_process(self, worker_id, port, storm_id):
+        """Directories, approval, conf file and the process (1.2.4 ``Container.setup`` and
+        ``BasicContainer.launch``).  Blocking."""
+        worker_dirs.make_worker_dirs(self.conf, worker_id)
+        worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
+        cwd = worker_dirs.worker_root(self.conf, worker_id)
+        conf_path = os.path.join(cwd, WORKER_CONF_FILE)
+        with open(conf_path, "w") as f:
+            json.dump(self.conf, f, default=str)
+        artifacts = worker_dirs.worker_artifacts_root(self.conf, storm_id, port)
+        os.makedirs(artifacts, exist_ok=True)
+        command = self.worker_command(conf_path, storm_id, self.supervisor_id, port, worker_id)
+        with open(os.path.join(artifacts, "worker.log"), "ab") as out:
+            child = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        worker_dirs.touch_worker_pid(self.conf, worker_id, child.pid)
+        return child
+
+    @defer.inlineCallbacks
+    def launch_worker(self, port, local_assignment):
+        """Launch a worker for ``port``'s assignment (1.0 ``launch-worker``)."""
+        worker_id = self.make_worker_id()
+        storm_id = local_assignment.topology_id
+        log.info("Launching worker with assignment %s for this supervisor %s on port %d "
+                 "with id %s", local_assignment, self.supervisor_id, port, worker_id)
+        self.launched[worker_id] = LaunchedWorker(port, local_assignment,
+                                                  self.reactor.seconds())
+        try:
+            child = yield self.run_blocking(self._start_worker_process, worker_id, port,
+                                            storm_id)
+        except Exception:
+            self.launched.pop(worker_id, None)
+            raise
+        self.children[worker_id] = child
+        return worker_id

@@ -1,0 +1,156 @@
+# -*- test-case-name: tests.test_supervisor_daemon -*-
+"""The supervisor's side of a worker's directories, as Storm 1.2.4's ``ConfigUtils`` lays them
+out, and the supervisor's ``approved-workers``.  Blocking (files): call from a thread.
+
+* ``<storm.local.dir>/workers/<worker id>/pids/<pid>``: empty files naming the worker's pid
+  and those of its multilang children (the worker passes this dir to ``ShellProcess``);
+* ``<storm.local.dir>/workers/<worker id>/heartbeats``: the worker's LocalState, holding
+  ``worker-heartbeat`` (an ``LSWorkerHeartbeat``);
+* ``<storm.local.dir>/supervisor/localstate``: the supervisor's LocalState, holding
+  ``approved-workers`` (``LSApprovedWorkers``: worker id -> port), so that a restarted
+  supervisor adopts the workers it launched.
+
+Worker ids are UUIDs this supervisor made; a directory name that is not one is never turned
+into a path below it (it is only removed, as a stray, by :func:`try_cleanup_worker`).
+"""
+
+import logging
+import os
+import shutil
+import uuid
+
+from pynimbus.cluster.paths import url_encode_2x
+from pynimbus.generated.storm.ttypes import LSApprovedWorkers
+from pynimbus.local_state import LocalState
+from pynimbus.supervisor.registration import supervisor_local_dir
+
+log = logging.getLogger(__name__)
+
+LS_WORKER_HEARTBEAT = "worker-heartbeat"  # LocalState.LS_WORKER_HEARTBEAT
+LS_APPROVED_WORKERS = "approved-workers"  # LocalState.LS_APPROVED_WORKERS
+
+
+def is_worker_id(name):
+    """A worker id as this supervisor makes them: a UUID in its canonical text."""
+    try:
+        return str(uuid.UUID(name)) == name
+    except (ValueError, TypeError, AttributeError):
+        return False
+
+
+def worker_root(conf, worker_id=None):
+    """Port of ``ConfigUtils.workerRoot``: ``<storm.local.dir>/workers[/<id>]``."""
+    root = os.path.join(os.path.abspath(conf["storm.local.dir"]), "workers")
+    if worker_id is None:
+        return root
+    if not is_worker_id(worker_id):
+        raise ValueError("%r is not a worker id" % (worker_id,))
+    return os.path.join(root, worker_id)
+
+
+def worker_pids_root(conf, worker_id):
+    """Port of ``ConfigUtils.workerPidsRoot``."""
+    return os.path.join(worker_root(conf, worker_id), "pids")
+
+
+def worker_heartbeats_root(conf, worker_id):
+    """Port of ``ConfigUtils.workerHeartbeatsRoot``."""
+    return os.path.join(worker_root(conf, worker_id), "heartbeats")
+
+
+def supervisor_state_dir(conf):
+    """Port of ``ConfigUtils.supervisorStateDir``: the supervisor's LocalState."""
+    return os.path.join(supervisor_local_dir(conf), "localstate")
+
+
+def worker_artifacts_root(conf, storm_id, port):
+    """Port of ``ConfigUtils.workerArtifactsRoot``: ``<storm.log.dir>/workers-artifacts/<id>/
+    <port>``, with ``storm.log.dir`` defaulting to ``<storm.local.dir>/logs``.  The id is
+    URL-encoded (as in ``stormdist``) so that it always names one directory."""
+    log_dir = conf.get("storm.log.dir") or os.path.join(
+        os.path.abspath(conf["storm.local.dir"]), "logs")
+    name = url_encode_2x(storm_id)
+    if name in ("", ".", ".."):
+        raise ValueError("%r is not a topology id a directory can be named after" % storm_id)
+    return os.path.join(log_dir, "workers-artifacts", name, str(int(port)))
+
+
+def make_worker_dirs(conf, worker_id):
+    """Create the worker's ``pids`` and ``heartbeats`` directories (``Container.setup``)."""
+    os.makedirs(worker_pids_root(conf, worker_id), exist_ok=True)
+    os.makedirs(worker_heartbeats_root(conf, worker_id), exist_ok=True)
+
+
+def worker_ids(conf):
+    """The worker ids found under ``workers/`` (strays that are no worker id aside)."""
+    root = worker_root(conf)
+    if not os.path.isdir(root):
+        return []
+    return sorted(name for name in os.listdir(root) if is_worker_id(name))
+
+
+def read_worker_heartbeat(conf, worker_id):
+    """Port of ``SupervisorUtils.readWorkerHeartbeat``: the ``LSWorkerHeartbeat`` the worker
+    wrote, or None (none yet, or unreadable)."""
+    root = worker_heartbeats_root(conf, worker_id)
+    if not os.path.isdir(root):
+        return None
+    try:
+        return LocalState(root).get(LS_WORKER_HEARTBEAT)
+    except Exception as e:  # a half-written or foreign state: the worker has not beaten
+        log.warning("worker %s: heartbeat unreadable: %s", worker_id, e)
+        return None
+
+
+def read_worker_heartbeats(conf):
+    """Port of ``SupervisorUtils.readWorkerHeartbeats``: ``{worker_id: heartbeat or None}``."""
+    return {worker_id: read_worker_heartbeat(conf, worker_id) for worker_id in worker_ids(conf)}
+
+
+def worker_pids(conf, worker_id):
+    """The pids named in the worker's ``pids`` directory (names that are no pid ignored)."""
+    root = worker_pids_root(conf, worker_id)
+    if not os.path.isdir(root):
+        return []
+    return sorted(int(name) for name in os.listdir(root) if name.isdigit() and int(name) > 0)
+
+
+def touch_worker_pid(conf, worker_id, pid):
+    """Write the empty ``pids/<pid>`` file of a process of the worker."""
+    open(os.path.join(worker_pids_root(conf, worker_id), str(int(pid))), "w").close()
+
+
+def try_cleanup_worker(conf, worker_id):
+    """Port of 1.0 supervisor.clj ``try-cleanup-worker``: remove the worker's directory."""
+    try:
+        shutil.rmtree(worker_root(conf, worker_id))
+    except FileNotFoundError:
+        pass
+    except OSError as e:  # Storm logs and tries again on a later sync
+        log.warning("worker %s: directory not removed yet: %s", worker_id, e)
+
+
+class ApprovedWorkers:
+    """The supervisor's ``approved-workers`` in its LocalState (1.2.4 ``LSApprovedWorkers``):
+    ``{worker_id: port}`` of the workers it launched."""
+
+    def __init__(self, conf):
+        self.local_state = LocalState(supervisor_state_dir(conf))
+
+    def get(self):
+        stored = self.local_state.get(LS_APPROVED_WORKERS)
+        return dict(stored.approved_workers or {}) if stored is not None else {}
+
+    def put(self, approved):
+        self.local_state.put(LS_APPROVED_WORKERS,
+                             LSApprovedWorkers(approved_workers=dict(approved)))
+
+    def add(self, worker_id, port):
+        approved = self.get()
+        approved[worker_id] = int(port)
+        self.put(approved)
+
+    def remove(self, worker_id):
+        approved = self.get()
+        if approved.pop(worker_id, None) is not None:
+            self.put(approved)
