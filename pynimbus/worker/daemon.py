@@ -1,0 +1,459 @@
+"""The worker process: one slot's executors on the reactor (the thin shell).
+
+Port of Storm 1.2.4 worker.clj ``mk-worker`` and ``worker-data``: read the topology's conf
+and code from the supervisor's stormdist directory, read the assignment, build this slot's
+executors with the port functions Nimbus uses (``storm_task_info``, ``system_topology``,
+``outbound_components``), listen for tuples on the slot's port and connect to the topology's
+other workers, write the pid file, the LocalState heartbeat (``do-heartbeat``) and the
+cluster-state worker heartbeat (``do-executor-heartbeats``) on their periods, refresh the
+assignment every ``task.refresh.poll.secs`` and stop once the slot no longer runs the
+topology.  Cluster-state calls and file writes run in threads: the reactor never blocks.
+"""
+
+import json
+import logging
+import os
+import random
+import sys
+import time
+
+from twisted.internet import defer, task
+from twisted.internet.threads import deferToThread
+
+from pynimbus.cluster import make_cluster_state
+from pynimbus.cluster.serialization import deserialize
+from pynimbus.clojure_port.system_topology import (
+    ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
+from pynimbus.clojure_port.tasks import storm_task_info
+from pynimbus.generated.storm.ttypes import (
+    ClusterWorkerHeartbeat, ExecutorInfo, ExecutorSpecificStats, ExecutorStats,
+    LSWorkerHeartbeat, SpoutStats, BoltStats, StormTopology, TopologyStatus)
+from pynimbus.local_state import LocalState
+from pynimbus.supervisor.code import (
+    RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path,
+    supervisor_stormdist_root)
+from pynimbus.topology_store import from_compressed_json_conf
+from pynimbus.worker.executor import (
+    AckerExecutor, NoopBoltExecutor, ShellBoltExecutor, ShellSpoutExecutor, TupleImpl,
+    WorkerContext, receive_message_id)
+from pynimbus.worker.groupings import (
+    GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
+    read_java_class_name)
+from pynimbus.worker.message_id import mk_id_source
+from pynimbus.worker.multilang.shell_process import child_env
+from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
+
+log = logging.getLogger(__name__)
+
+LS_WORKER_HEARTBEAT = "worker-heartbeat"  # Constants/LocalState key of the worker's beat
+SYSTEM_EXECUTOR = ExecutorInfo(-1, -1)  # the worker's own __system executor, in its beats
+EXIT_CODE_CHILD_DIED = 11  # ShellBolt.die: Runtime.halt(11)
+
+
+def worker_root(conf, worker_id):
+    """Port of ``ConfigUtils.workerRoot``: ``<storm.local.dir>/workers/<worker id>``."""
+    return os.path.join(conf["storm.local.dir"], "workers", worker_id)
+
+
+def worker_pids_root(conf, worker_id):
+    """Port of ``ConfigUtils.workerPidsRoot``."""
+    return os.path.join(worker_root(conf, worker_id), "pids")
+
+
+def worker_heartbeats_root(conf, worker_id):
+    """Port of ``ConfigUtils.workerHeartbeatsRoot``."""
+    return os.path.join(worker_root(conf, worker_id), "heartbeats")
+
+
+def read_supervisor_storm_conf(conf, storm_id):
+    """Port of ``ConfigUtils.readSupervisorStormConf``: the supervisor's conf with the
+    topology's stored conf over it.  Blocking."""
+    stormroot = supervisor_stormdist_root(conf, storm_id)
+    with open(supervisor_stormconf_path(stormroot), "rb") as f:
+        topology_conf = from_compressed_json_conf(f.read())
+    merged = dict(conf)
+    merged.update(topology_conf)
+    return merged
+
+
+def read_supervisor_topology(conf, storm_id):
+    """Port of ``ConfigUtils.readSupervisorTopology``: the stored (normalized) user topology.
+    Blocking."""
+    stormroot = supervisor_stormdist_root(conf, storm_id)
+    with open(supervisor_stormcode_path(stormroot), "rb") as f:
+        return deserialize(f.read(), StormTopology)
+
+
+def executor_key(executor):
+    """``(start, end)`` of an assignment key (a list or tuple of two task ids)."""
+    return (int(executor[0]), int(executor[-1]))
+
+
+def my_executors(assignment, supervisor_id, port):
+    """worker.clj ``read-worker-executors``: the executors the assignment places on this
+    supervisor's ``port``, sorted."""
+    return sorted(executor_key(executor)
+                  for executor, node_port in (assignment.executor_node_port or {}).items()
+                  if node_port.node == supervisor_id and port in (node_port.port or ()))
+
+
+def remote_task_to_node_port(assignment, task_to_component_keys, supervisor_id, port):
+    """``{task: (host, port)}`` of the topology's tasks that run in other workers
+    (worker.clj ``mk-refresh-connections``'s task->node+port without this worker)."""
+    ret = {}
+    node_host = assignment.node_host or {}
+    for executor, node_port in (assignment.executor_node_port or {}).items():
+        for their_port in node_port.port or ():
+            if node_port.node == supervisor_id and their_port == port:
+                continue
+            host = node_host.get(node_port.node, node_port.node)
+            start, end = executor_key(executor)
+            for task_id in range(start, end + 1):
+                ret[task_id] = (host, int(their_port))
+    return ret
+
+
+def zero_executor_stats(is_spout):
+    """An ``ExecutorStats`` with no counts (until the stats collector is plugged in)."""
+    specific = (ExecutorSpecificStats(spout=SpoutStats({}, {}, {})) if is_spout
+                else ExecutorSpecificStats(bolt=BoltStats({}, {}, {}, {}, {})))
+    return ExecutorStats(emitted={}, transferred={}, specific=specific, rate=0.0)
+
+
+class WorkerDaemon(object):
+    """One worker process (worker.clj ``mk-worker``).
+
+    :param conf: the supervisor's conf (the ``--conf`` file); the topology conf is merged
+        over it.
+    :param cluster_state: a ``StormClusterState`` (blocking calls run via ``run_blocking``).
+    """
+
+    def __init__(self, reactor, conf, storm_id, supervisor_id, port, worker_id, cluster_state,
+                 run_blocking=deferToThread, clock=time.time, environ=os.environ):
+        self.reactor = reactor
+        self.supervisor_conf = conf
+        self.storm_id = storm_id
+        self.supervisor_id = supervisor_id
+        self.port = port
+        self.worker_id = worker_id
+        self.cluster_state = cluster_state
+        self.run_blocking = run_blocking
+        self.clock = clock
+        self.environ = environ
+        self.start_secs = clock()
+        self.conf = None
+        self.executors = []
+        self.task_to_executor = {}
+        self.task_to_client = {}
+        self.clients = {}
+        self.server_port = None
+        self.executor_ids = []
+        self.exit_code = 0
+        self._loops = []
+        self._local_queue = []
+        self._drain_call = None
+        self._stopping = None
+        self._spouts = []
+        self._local_state = None
+
+    # -- start-up
+
+    @defer.inlineCallbacks
+    def start(self):
+        """worker.clj ``mk-worker``: returns a Deferred that fires once the executors run."""
+        self.conf = yield self.run_blocking(read_supervisor_storm_conf, self.supervisor_conf,
+                                            self.storm_id)
+        topology = yield self.run_blocking(read_supervisor_topology, self.supervisor_conf,
+                                           self.storm_id)
+        assignment = yield self.run_blocking(self.cluster_state.assignment_info, self.storm_id)
+        if assignment is None:
+            raise RuntimeError("topology %s has no assignment" % self.storm_id)
+        yield self.run_blocking(self._write_pid_file)
+        compat = self.conf.get("pynimbus.storm.compat", "1.x")
+        self.compat = compat
+        self.user_topology = topology
+        self.system_topology = system_topology(self.conf, topology, compat)
+        self.task_to_component = storm_task_info(topology, self.conf, compat)
+        self.executor_ids = my_executors(assignment, self.supervisor_id, self.port)
+        self._build_executors(assignment)
+        self._listen()
+        self._connect(assignment)
+        yield self._heartbeat_local()
+        self._start_executors()
+        base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
+        self._apply_status(base)
+        self._start_loops()
+
+    def _write_pid_file(self):
+        pids = worker_pids_root(self.supervisor_conf, self.worker_id)
+        os.makedirs(pids, exist_ok=True)
+        open(os.path.join(pids, str(os.getpid())), "w").close()
+        self._local_state = LocalState(
+            worker_heartbeats_root(self.supervisor_conf, self.worker_id))
+
+    def _context(self):
+        resources_dir = os.path.join(
+            supervisor_stormdist_root(self.supervisor_conf, self.storm_id), RESOURCES_SUBDIR)
+        id_source = mk_id_source(random.Random())
+        return WorkerContext(
+            storm_id=self.storm_id, storm_conf=self.conf,
+            system_topology=self.system_topology, user_topology=self.user_topology,
+            task_to_component=self.task_to_component,
+            transfer=self.transfer, report_error=self.report_error, reactor=self.reactor,
+            now_ms=lambda: int(self.clock() * 1000), generate_id=id_source,
+            has_ackers=has_ackers(self.conf, self.compat), resources_dir=resources_dir,
+            pid_dir=worker_pids_root(self.supervisor_conf, self.worker_id),
+            child_env=child_env(self.environ, self.conf.get("topology.environment") or {}),
+            compat=self.compat)
+
+    def _build_executors(self, assignment):
+        """worker.clj's executors: one per assigned range, plus ``__system``'s own."""
+        context = self._context()
+        my_tasks = [t for start, end in self.executor_ids for t in range(start, end + 1)]
+        grouper_context = mk_grouper_context(my_tasks, self.conf, random.Random(),
+                                             lambda: int(self.clock() * 1000))
+        component_to_tasks = component_to_sorted_tasks(self.task_to_component)
+        components = all_components(self.system_topology)
+        spouts = self.system_topology.spouts or {}
+        for start, end in self.executor_ids + [(-1, -1)]:
+            task_ids = list(range(start, end + 1))
+            component_id = self.task_to_component.get(start, SYSTEM_COMPONENT_ID)
+            component = components.get(component_id)
+            component_conf = dict(self.conf)
+            if component is not None and component.common.json_conf:
+                component_conf.update(json.loads(component.common.json_conf))
+            try:
+                groupers = (outbound_components(grouper_context, self.system_topology,
+                                                component_id, component_to_tasks)
+                            if component is not None else {})
+            except GroupingError as e:
+                self.report_error(component_id, str(e))
+                continue
+            executor = self._mk_executor(context, component_id, component, task_ids,
+                                         groupers, component_conf, component_id in spouts)
+            if executor is None:
+                continue
+            self.executors.append(executor)
+            for task_id in task_ids:
+                self.task_to_executor[task_id] = executor
+
+    def _mk_executor(self, context, component_id, component, task_ids, groupers,
+                     component_conf, is_spout):
+        """executor.clj ``mk-executor`` for what a Python worker can run; any Java object
+        is reported as a component error naming its class and does not run."""
+        args = (context, component_id, task_ids, groupers, component_conf)
+        if component_id == ACKER_COMPONENT_ID:
+            return AckerExecutor(*args)
+        if component is None or component_id.startswith("__"):
+            return NoopBoltExecutor(*args)
+        obj = component.spout_object if is_spout else component.bolt_object
+        if obj is not None and obj.shell is not None:
+            cls = ShellSpoutExecutor if is_spout else ShellBoltExecutor
+            executor = cls(*args, shell=obj.shell, on_child_died=self._child_died)
+            if is_spout:
+                self._spouts.append(executor)
+            return executor
+        self.report_error(component_id, self._unrunnable(component_id, obj))
+        return None
+
+    @staticmethod
+    def _unrunnable(component_id, obj):
+        if obj is not None and obj.serialized_java is not None:
+            java = read_java_class_name(obj.serialized_java)
+            name = java.class_name if java is not None else "(unreadable Java object)"
+        elif obj is not None and obj.java_object is not None:
+            name = obj.java_object.full_class_name
+        else:
+            name = "(no component object)"
+        return ("component %s is the Java class %s, which a Python worker cannot run; only "
+                "shell (multilang) components run here" % (component_id, name))
+
+    def _listen(self):
+        settings = transport_settings(self.conf)
+        self.server = TupleServerFactory(
+            {task_id: self._receiver(task_id) for task_id in self.task_to_executor},
+            max_frame_bytes=settings["max_frame_bytes"])
+        self.listening = self.reactor.listenTCP(self.port, self.server)
+
+    def _receiver(self, task_id):
+        executor = self.task_to_executor[task_id]
+        task_to_component = self.task_to_component
+
+        def receive(addressed_tuples):
+            for addressed in addressed_tuples:
+                executor.receive(
+                    TupleImpl(addressed.source_task,
+                              task_to_component.get(addressed.source_task, SYSTEM_COMPONENT_ID),
+                              addressed.stream_id, addressed.values,
+                              receive_message_id(addressed.message_id)),
+                    task_id)
+            return True
+        return receive
+
+    def _connect(self, assignment):
+        """worker.clj ``mk-refresh-connections``: one client per other worker."""
+        settings = transport_settings(self.conf)
+        remote = remote_task_to_node_port(assignment, self.task_to_component,
+                                          self.supervisor_id, self.port)
+        for task_id, node_port in remote.items():
+            client = self.clients.get(node_port)
+            if client is None:
+                client = TupleClient(self.reactor, node_port[0], node_port[1], **settings)
+                client.start()
+                self.clients[node_port] = client
+            self.task_to_client[task_id] = client
+
+    def _start_executors(self):
+        for executor in self.executors:
+            executor.start()
+            launch = getattr(executor, "launch_children", None)
+            if launch is not None and executor not in self._spouts:
+                launch().addErrback(self._launch_failed, executor)
+
+    def _launch_failed(self, failure, executor):
+        log.error("%s: multilang children did not start: %s", executor.component_id,
+                  failure.getErrorMessage())
+
+    def _start_loops(self):
+        for period_key, beat in (("worker.heartbeat.frequency.secs", self._heartbeat_local),
+                                 ("task.heartbeat.frequency.secs", self._heartbeat_cluster),
+                                 ("task.refresh.poll.secs", self._refresh)):
+            loop = task.LoopingCall(beat)
+            loop.clock = self.reactor
+            loop.start(float(self.conf.get(period_key, 1)), now=True)
+            self._loops.append(loop)
+
+    # -- routing
+
+    def transfer(self, dest_task, source_task, stream, message_id, values):
+        """worker.clj ``mk-transfer-fn``: a local task's tuple runs on a later reactor turn,
+        a remote one goes to its worker's client."""
+        executor = self.task_to_executor.get(dest_task)
+        if executor is not None:
+            self._local_queue.append((executor, dest_task, TupleImpl(
+                source_task, self.task_to_component.get(source_task, SYSTEM_COMPONENT_ID),
+                stream, values, message_id)))
+            if self._drain_call is None:
+                self._drain_call = self.reactor.callLater(0, self._drain_local)
+            return
+        client = self.task_to_client.get(dest_task)
+        if client is not None:
+            client.send(dest_task, source_task, stream, message_id.anchors_to_ids, values)
+
+    def _drain_local(self):
+        self._drain_call = None
+        queue, self._local_queue = self._local_queue, []
+        for executor, task_id, tuple_ in queue:
+            executor.receive(tuple_, task_id)
+
+    # -- heartbeats and refresh
+
+    def _executor_infos(self):
+        return [ExecutorInfo(start, end) for start, end in self.executor_ids]
+
+    def _heartbeat_local(self):
+        """worker.clj ``do-heartbeat``: the LocalState ``worker-heartbeat``."""
+        heartbeat = LSWorkerHeartbeat(
+            time_secs=int(self.clock()), topology_id=self.storm_id,
+            executors=self._executor_infos() + [SYSTEM_EXECUTOR], port=self.port)
+        d = self.run_blocking(self._local_state.put, LS_WORKER_HEARTBEAT, heartbeat)
+        return d.addErrback(self._log_failure, "local heartbeat")
+
+    def _heartbeat_cluster(self):
+        """worker.clj ``do-executor-heartbeats``: the ClusterWorkerHeartbeat."""
+        now = int(self.clock())
+        spouts = self.system_topology.spouts or {}
+        stats = {ExecutorInfo(start, end):
+                 zero_executor_stats(self.task_to_component.get(start) in spouts)
+                 for start, end in self.executor_ids}
+        heartbeat = ClusterWorkerHeartbeat(
+            storm_id=self.storm_id, executor_stats=stats, time_secs=now,
+            uptime_secs=now - int(self.start_secs))
+        d = self.run_blocking(self.cluster_state.worker_heartbeat, self.storm_id,
+                              self.supervisor_id, self.port, heartbeat)
+        return d.addErrback(self._log_failure, "worker heartbeat")
+
+    @defer.inlineCallbacks
+    def _refresh(self):
+        """worker.clj ``refresh-connections`` and ``refresh-storm-active``: stop when this
+        slot no longer runs the topology; follow the topology's status."""
+        try:
+            assignment = yield self.run_blocking(self.cluster_state.assignment_info,
+                                                 self.storm_id)
+            base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
+        except Exception as e:
+            log.warning("assignment refresh failed: %s", e)
+            return
+        if assignment is None or not my_executors(assignment, self.supervisor_id, self.port):
+            log.info("port %d no longer runs %s; shutting down", self.port, self.storm_id)
+            self.reactor.stop()
+            return
+        self._connect(assignment)
+        self._apply_status(base)
+
+    def _apply_status(self, base):
+        active = base is not None and base.status == TopologyStatus.ACTIVE
+        for spout in self._spouts:
+            if active and not spout.processes:
+                spout.launch_children().addCallbacks(spout.children_ready,
+                                                     self._launch_failed,
+                                                     errbackArgs=(spout,))
+            spout.set_active(active)
+
+    # -- errors and shutdown
+
+    def report_error(self, component_id, text):
+        """executor.clj ``report-error``: under the topology's errors in cluster state."""
+        log.error("component %s: %s", component_id, text)
+        host = self.conf.get("storm.local.hostname") or "127.0.0.1"
+        d = self.run_blocking(self.cluster_state.report_error, self.storm_id, component_id,
+                              host, self.port, text)
+        d.addErrback(self._log_failure, "error report")
+
+    def _child_died(self, component_id, message):
+        """A multilang child died: the worker exits, as ShellBolt's ``die`` halts it."""
+        self.exit_code = EXIT_CODE_CHILD_DIED
+        self.reactor.callLater(0, self.reactor.stop)
+
+    def shutdown(self):
+        """worker.clj ``shutdown``: stop timers, kill multilang children, close sockets."""
+        if self._stopping is not None:
+            return self._stopping
+        for loop in self._loops:
+            if loop.running:
+                loop.stop()
+        ended = [d for d in (executor.stop() for executor in self.executors) if d is not None]
+        for client in self.clients.values():
+            client.close()
+        if getattr(self, "listening", None) is not None:
+            self.server.close_connections()
+            self.listening.stopListening()
+        self._stopping = defer.DeferredList(ended)
+        return self._stopping
+
+    @staticmethod
+    def _log_failure(failure, what):
+        log.warning("%s failed: %s", what, failure.getErrorMessage())
+
+
+def run_worker(conf, storm_id, supervisor_id, port, worker_id):
+    """Run a worker on the global reactor until it stops; returns the exit code."""
+    from twisted.internet import reactor
+    cluster_state = make_cluster_state(conf)
+    worker = WorkerDaemon(reactor, conf, storm_id, supervisor_id, port, worker_id,
+                          cluster_state)
+    reactor.addSystemEventTrigger("before", "shutdown", worker.shutdown)
+
+    def failed(failure):
+        log.error("worker failed to start: %s", failure.getTraceback())
+        worker.exit_code = 1
+        reactor.stop()
+
+    reactor.callWhenRunning(lambda: worker.start().addErrback(failed))
+    reactor.run()
+    cluster_state.close()
+    return worker.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("run as python -m pynimbus.worker")

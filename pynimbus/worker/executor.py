@@ -1,0 +1,384 @@
+"""One executor per assigned task range: the loop a spout, a bolt, the acker and the
+``__system`` component plug into (the thin shell around the pure ack bookkeeping).
+
+Follows Storm 1.2.4 executor.clj ``mk-executor``/``mk-threads`` for spouts and bolts, with
+``task.ShellBolt`` and ``spout.ShellSpout`` as the only user components a Python worker runs.
+Instead of a disruptor queue and a thread per executor, tuples arrive as calls on the reactor
+thread (``receive``), and an emit is routed at once through the worker's ``transfer``
+(local tasks are queued and run on a later reactor turn; remote ones go to the transport).
+
+The worker hands each executor a :class:`WorkerContext`: what ``mk-executor-data`` reads
+from the worker (conf, system topology, task ids, routing, time, error reporting).
+"""
+
+import collections
+import logging
+
+from twisted.internet import defer
+
+from pynimbus.clojure_port.system_topology import (
+    SYSTEM_TICK_STREAM_ID)
+from pynimbus.worker.acker import Acker, bolt_ack, bolt_fail
+from pynimbus.worker.groupings import GroupingError, out_tasks, out_tasks_direct
+from pynimbus.worker.message_id import UNANCHORED, MessageId, bolt_emit_message_ids
+from pynimbus.worker.multilang.serializers import serializer_for
+from pynimbus.worker.multilang.shell_msg import (
+    Ack, Emit, Fail, MultilangProtocolError, ReportError, ShellBoltInputs, Sync,
+    needs_task_ids_reply, subprocess_timeout_secs)
+from pynimbus.worker.multilang.shell_process import BOLT, SPOUT, ShellProcess
+from pynimbus.worker.multilang.topology_context import topology_context_json
+from pynimbus.worker.spout_pending import ACK, SpoutPending, executor_max_spout_pending
+
+log = logging.getLogger(__name__)
+
+SYSTEM_TASK_ID = -1  # Constants.SYSTEM_TASK_ID: the source task of tick tuples
+TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
+# ShellSpout under Storm's default spout wait strategy: after a nextTuple that emitted
+# nothing, wait a millisecond before asking again.
+SPOUT_IDLE_WAIT_SECS = 0.001
+
+WorkerContext = collections.namedtuple(
+    "WorkerContext",
+    "storm_id storm_conf system_topology user_topology task_to_component transfer report_error reactor "
+    "now_ms generate_id has_ackers resources_dir pid_dir child_env compat")
+WorkerContext.__doc__ = """What an executor reads from its worker.
+
+``transfer(dest_task, source_task, stream, message_id, values)`` delivers one tuple (local or
+remote); ``report_error(component_id, text)`` writes a component error; ``now_ms()`` the time;
+``generate_id()`` a random 64-bit id; ``child_env`` the environment of multilang children.
+``user_topology`` is the topology as submitted: user components see it in their context
+(worker.clj ``user-topology-context`` reads ``:topology``, not ``:system-topology``), so a
+multilang child is never told of the acker's streams.
+"""
+
+
+class TupleImpl(object):
+    """A received tuple: where it came from, its values and its ack bookkeeping
+    (``message_id``, ``ack_val`` as :mod:`pynimbus.worker.message_id` reads them)."""
+
+    __slots__ = ("source_task", "source_component", "stream", "values", "message_id",
+                 "ack_val")
+
+    def __init__(self, source_task, source_component, stream, values, message_id):
+        self.source_task = source_task
+        self.source_component = source_component
+        self.stream = stream
+        self.values = values
+        self.message_id = message_id
+        self.ack_val = 0
+
+
+class Executor(object):
+    """The shared part of every executor: its tasks, its outbound groupers and emitting.
+
+    ``stream_to_component_to_grouper`` is ``outbound_components`` of the component.
+    """
+
+    def __init__(self, context, component_id, task_ids, stream_to_component_to_grouper,
+                 component_conf):
+        self.context = context
+        self.component_id = component_id
+        self.task_ids = list(task_ids)
+        self.groupers = stream_to_component_to_grouper
+        self.component_conf = component_conf
+        self._tick_loop = None
+
+    # -- lifecycle
+
+    def start(self):
+        self._start_ticks()
+
+    def stop(self):
+        """Stop timers and children; a Deferred (or None) that fires once they are gone."""
+        if self._tick_loop is not None and self._tick_loop.active():
+            self._tick_loop.cancel()
+        self._tick_loop = None
+        return None
+
+    def _start_ticks(self):
+        """executor.clj ``setup-ticks!``: a ``__tick`` tuple to every task every
+        ``topology.tick.tuple.freq.secs`` of the component's conf (over the topology's)."""
+        freq = self.component_conf.get(TOPOLOGY_TICK_TUPLE_FREQ_SECS)
+        if not freq:
+            return
+        freq = float(freq)
+
+        def tick():
+            for task_id in self.task_ids:
+                self.receive(TupleImpl(SYSTEM_TASK_ID, "__system", SYSTEM_TICK_STREAM_ID,
+                                       [freq], UNANCHORED))
+            self._tick_loop = self.context.reactor.callLater(freq, tick)
+        self._tick_loop = self.context.reactor.callLater(freq, tick)
+
+    # -- receiving
+
+    def receive(self, tuple_, task_id=None):
+        """Take one tuple for ``task_id`` (None: the executor's first task)."""
+        raise NotImplementedError
+
+    # -- emitting
+
+    def emit(self, task_id, stream, values, message_ids_for=None, direct_task=None):
+        """Route one emit of ``task_id``: the out tasks by the groupings (or ``direct_task``),
+        then one transfer each with the message id ``message_ids_for(out_tasks)`` gives.
+        Returns the out tasks."""
+        if direct_task is None:
+            targets = out_tasks(self.groupers, task_id, stream, values)
+        else:
+            targets = out_tasks_direct(self.groupers, self.context.task_to_component,
+                                       direct_task, stream)
+        if message_ids_for is None:
+            message_ids = [UNANCHORED] * len(targets)
+        else:
+            message_ids = message_ids_for(targets)
+        transfer = self.context.transfer
+        for target, message_id in zip(targets, message_ids):
+            transfer(target, task_id, stream, message_id, values)
+        return targets
+
+    def emit_acker_messages(self, task_id, acker_emits):
+        """Send the acker's ``Emit`` values (to the acker by grouping, or to a spout task)."""
+        for acker_emit in acker_emits:
+            self.emit(task_id, acker_emit.stream, acker_emit.values,
+                      direct_task=acker_emit.task)
+
+    def report_error(self, text):
+        self.context.report_error(self.component_id, text)
+
+
+class NoopBoltExecutor(Executor):
+    """``__system``, ``__eventlogger`` and metrics consumers: take tuples, do nothing (the
+    worker's system bolt answers only ticks in Storm; the others have nowhere to write)."""
+
+    def receive(self, tuple_, task_id=None):
+        pass
+
+
+class AckerExecutor(Executor):
+    """The ``__acker`` bolt: acker.clj on :class:`~pynimbus.worker.acker.Acker`."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.acker = Acker(self.context.compat)
+
+    def receive(self, tuple_, task_id=None):
+        task_id = self.task_ids[0] if task_id is None else task_id
+        try:
+            emits = self.acker.execute(tuple_.stream, tuple_.values, self.context.now_ms())
+        except (ValueError, TypeError) as e:
+            log.warning("acker %d: dropped a malformed tuple on %s: %s", task_id,
+                        tuple_.stream, e)
+            return
+        self.emit_acker_messages(task_id, emits)
+
+
+class ShellExecutor(Executor):
+    """The common part of shell spouts and bolts: one :class:`ShellProcess` per task."""
+
+    kind = None
+
+    def __init__(self, context, component_id, task_ids, groupers, component_conf, shell,
+                 on_child_died):
+        super().__init__(context, component_id, task_ids, groupers, component_conf)
+        self.shell = shell
+        self.on_child_died = on_child_died
+        self.processes = {}
+
+    def launch_children(self):
+        """``ShellBolt.prepare``/``ShellSpout.open``: start and handshake every task's child;
+        a Deferred that fires when all answered."""
+        conf = self.context.storm_conf
+        serializer = serializer_for(conf)
+        timeout = subprocess_timeout_secs(conf)
+        command = [self.shell.execution_command, self.shell.script]
+        handshakes = []
+        for task_id in self.task_ids:
+            process = ShellProcess(
+                self.component_id, serializer, self.kind,
+                on_action=lambda action, task_id=task_id: self.on_action(task_id, action),
+                on_died=self._died, clock=self.context.reactor, timeout_secs=timeout)
+            self.processes[task_id] = process
+            context_json = topology_context_json(self.context.user_topology,
+                                                 self.context.task_to_component, task_id)
+            handshakes.append(process.launch(
+                self.context.reactor, command, self.context.resources_dir,
+                self.context.child_env, self.context.pid_dir, conf, context_json))
+        return defer.DeferredList(handshakes, fireOnOneErrback=True, consumeErrors=True)
+
+    def stop(self):
+        super().stop()
+        ended = [process.kill() for process in self.processes.values()]
+        return defer.DeferredList(ended) if ended else None
+
+    def _died(self, message):
+        """ShellBolt's ``die``: report the error, then the worker exits (Storm: code 11)."""
+        self.report_error(message)
+        self.on_child_died(self.component_id, message)
+
+    def on_action(self, task_id, action):
+        raise NotImplementedError
+
+    def _protocol_error(self, task_id, error):
+        self.processes[task_id]._die_and_kill("%s %s" % (self.component_id, error))
+
+
+class ShellBoltExecutor(ShellExecutor):
+    """A ``ShellComponent`` bolt: executor.clj's bolt side with ``ShellBolt``'s handlers."""
+
+    kind = BOLT
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.inputs = {task_id: ShellBoltInputs() for task_id in self.task_ids}
+        self._next_tuple_id = 0
+
+    def receive(self, tuple_, task_id=None):
+        task_id = self.task_ids[0] if task_id is None else task_id
+        process = self.processes.get(task_id)
+        if process is None:
+            return
+        self._next_tuple_id += 1
+        tuple_id = str(self._next_tuple_id)
+        self.inputs[task_id].put(tuple_id, tuple_)
+        process.write_bolt_msg(tuple_id, tuple_.source_component, tuple_.stream,
+                               tuple_.source_task, tuple_.values)
+
+    def on_action(self, task_id, action):
+        try:
+            if isinstance(action, Emit):
+                self._emit(task_id, action)
+            elif isinstance(action, Ack):
+                self._ack(task_id, self.inputs[task_id].take(action), bolt_ack)
+            elif isinstance(action, Fail):
+                self._ack(task_id, self.inputs[task_id].take(action), bolt_fail)
+            elif isinstance(action, ReportError):
+                self.report_error(action.message)
+        except (MultilangProtocolError, GroupingError) as e:
+            self._protocol_error(task_id, e)
+
+    def _emit(self, task_id, emit):
+        anchors = self.inputs[task_id].anchors(emit)
+        generate_id = self.context.generate_id
+        targets = self.emit(
+            task_id, emit.stream, emit.values,
+            message_ids_for=lambda targets: bolt_emit_message_ids(anchors, targets,
+                                                                  generate_id),
+            direct_task=emit.direct_task)
+        if needs_task_ids_reply(emit):
+            self.processes[task_id].write_task_ids(targets)
+
+    def _ack(self, task_id, tuple_, acker_messages):
+        if self.context.has_ackers:
+            self.emit_acker_messages(task_id, acker_messages(tuple_))
+
+
+class ShellSpoutExecutor(ShellExecutor):
+    """A ``ShellComponent`` spout: executor.clj's spout loop with ``ShellSpout``'s exchanges.
+
+    ``nextTuple`` is asked for while the spout is active, no exchange is waiting for its
+    ``sync`` and fewer than ``topology.max.spout.pending`` trees are pending; acks, fails and
+    timeouts from the acker go to the child as ``ack``/``fail`` exchanges, queued behind the
+    current one.
+    """
+
+    kind = SPOUT
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        ctx = self.context
+        self.pending = SpoutPending(
+            executor_max_spout_pending(ctx.storm_conf, len(self.task_ids), ctx.compat),
+            ctx.has_ackers, ctx.generate_id)
+        self.active = False
+        self.ready = False
+        self._waiting = {task_id: False for task_id in self.task_ids}
+        self._emitted = {task_id: False for task_id in self.task_ids}
+        self._queued = {task_id: collections.deque() for task_id in self.task_ids}
+        self._next_call = None
+
+    def set_active(self, active):
+        """The topology's status: ask for tuples only while ACTIVE."""
+        self.active = active
+        self._schedule_next(0)
+
+    def children_ready(self, _result=None):
+        self.ready = True
+        self._schedule_next(0)
+        return _result
+
+    def receive(self, tuple_, task_id=None):
+        task_id = self.task_ids[0] if task_id is None else task_id
+        try:
+            callbacks = self.pending.execute(task_id, tuple_.stream, tuple_.values,
+                                             self.context.now_ms())
+        except ValueError as e:
+            log.warning("spout %s: %s", self.component_id, e)
+            return
+        for callback in callbacks:
+            command = "ack" if callback.kind == ACK else "fail"
+            self._exchange(callback.task_id, command, callback.message_id)
+        self._schedule_next(0)
+
+    def _exchange(self, task_id, command, message_id=""):
+        if self._waiting[task_id]:
+            self._queued[task_id].append((command, message_id))
+            return
+        self._waiting[task_id] = True
+        self._emitted[task_id] = False
+        self.processes[task_id].write_spout_msg(command, message_id)
+
+    def _schedule_next(self, delay):
+        if self._next_call is None and self.ready:
+            self._next_call = self.context.reactor.callLater(delay, self._next_tuples)
+
+    def _next_tuples(self):
+        """executor.clj's spout loop, one turn: ``nextTuple`` on every idle task."""
+        self._next_call = None
+        if not self.active or self.pending.reached_max_spout_pending():
+            return
+        for task_id in self.task_ids:
+            if not self._waiting[task_id]:
+                self._exchange(task_id, "next")
+
+    def on_action(self, task_id, action):
+        try:
+            if isinstance(action, Emit):
+                self._emit(task_id, action)
+            elif isinstance(action, Sync):
+                self._sync(task_id)
+            elif isinstance(action, ReportError):
+                self.report_error(action.message)
+        except GroupingError as e:
+            self._protocol_error(task_id, e)
+
+    def _sync(self, task_id):
+        self._waiting[task_id] = False
+        queued = self._queued[task_id]
+        if queued:
+            self._exchange(task_id, *queued.popleft())
+        else:
+            self._schedule_next(0 if self._emitted[task_id] else SPOUT_IDLE_WAIT_SECS)
+
+    def _emit(self, task_id, emit):
+        self._emitted[task_id] = True
+        sends = []
+
+        def message_ids_for(targets):
+            send = self.pending.send_spout_msg(task_id, emit.stream, emit.message_id, targets)
+            sends.append(send)
+            return send.message_ids
+
+        targets = self.emit(task_id, emit.stream, emit.values, message_ids_for,
+                            direct_task=emit.direct_task)
+        send = sends[0]
+        self.emit_acker_messages(task_id, send.acker_emits)
+        if needs_task_ids_reply(emit):
+            self.processes[task_id].write_task_ids(targets)
+        for callback in send.callbacks:
+            self._exchange(callback.task_id, "ack", callback.message_id)
+
+
+def receive_message_id(anchors_to_ids):
+    """The MessageId of a tuple from the wire (its map of root to edge ids)."""
+    return MessageId(anchors_to_ids) if anchors_to_ids else UNANCHORED
+

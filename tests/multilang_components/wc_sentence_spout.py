@@ -1,0 +1,37 @@
+"""A pystorm spout for the worker tests: emits each line of ``corpus.txt`` (beside it) once,
+with the line number as message id, and appends each acked id to the file named by
+WORDCOUNT_ACKED (if set)."""
+
+import os
+
+from pystorm import Spout
+
+
+class SentenceSpout(Spout):
+    def initialize(self, storm_conf, context):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.txt")) as f:
+            self.lines = [line.rstrip("\n") for line in f if line.strip()]
+        self.next_index = 0
+        self.acked_path = os.environ.get("WORDCOUNT_ACKED")
+
+    def next_tuple(self):
+        if self.next_index < len(self.lines):
+            self.emit([self.lines[self.next_index]], tup_id=self.next_index)
+            self.next_index += 1
+
+    def ack(self, tup_id):
+        if self.acked_path:
+            append_line(self.acked_path, str(tup_id))
+
+
+def append_line(path, line):
+    """One O_APPEND write: lines from several processes never interleave."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+if __name__ == "__main__":
+    SentenceSpout(serializer=os.environ.get("MULTILANG_TEST_SERIALIZER", "json")).run()

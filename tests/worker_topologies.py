@@ -1,0 +1,93 @@
+"""Topologies for the worker tests: a jar (zip) with the pystorm scripts under ``resources/``
+and the ``StormTopology`` of shell components that runs them.
+
+:func:`word_count` is the pystorm word count: the ``sentences`` spout emits each line of the
+corpus once with a message id (and appends acked ids to ``$WORDCOUNT_ACKED``), ``split``
+emits a word per tuple, ``count`` (fields grouping on ``word``) appends ``<task> <word>
+<count>`` to ``$WORDCOUNT_OUTPUT``; :func:`final_counts` reads that file back.
+"""
+
+import collections
+import io
+import os
+import sys
+import zipfile
+
+from pynimbus.generated.storm.ttypes import (
+    Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, NullStruct,
+    ShellComponent, SpoutSpec, StormTopology, StreamInfo)
+
+COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
+WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py")
+CORPUS = [
+    "the cow jumped over the moon",
+    "an apple a day keeps the doctor away",
+    "four score and seven years ago",
+    "snow white and the seven dwarfs",
+    "i am at two with nature",
+] * 4
+
+
+def jar_bytes(entries):
+    """A jar (zip) holding ``{name: bytes}``."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as jar:
+        for name, data in entries.items():
+            jar.writestr(name, data)
+    return buffer.getvalue()
+
+
+def word_count_jar(corpus=CORPUS):
+    """The jar: the three scripts and ``corpus.txt`` under ``resources/``."""
+    entries = {"resources/corpus.txt": "".join(line + "\n" for line in corpus).encode()}
+    for script in WORD_COUNT_SCRIPTS:
+        with open(os.path.join(COMPONENTS_DIR, script), "rb") as f:
+            entries["resources/" + script] = f.read()
+    return jar_bytes(entries)
+
+
+def expected_counts(corpus=CORPUS):
+    return collections.Counter(word for line in corpus for word in line.split())
+
+
+def shell(script):
+    """A ShellComponent running ``script`` with this interpreter (which has pystorm)."""
+    return ComponentObject(shell=ShellComponent(sys.executable, script))
+
+
+def common(inputs, fields, parallelism):
+    return ComponentCommon(inputs=inputs,
+                           streams={"default": StreamInfo(output_fields=fields, direct=False)},
+                           parallelism_hint=parallelism)
+
+
+def word_count(split_parallelism=2, count_parallelism=2):
+    """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields)."""
+    return StormTopology(
+        spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
+                                       common({}, ["sentence"], 1))},
+        bolts={
+            "split": Bolt(shell("wc_split_bolt.py"), common(
+                {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},
+                ["word"], split_parallelism)),
+            "count": Bolt(shell("wc_count_bolt.py"), common(
+                {GlobalStreamId("split", "default"): Grouping(fields=["word"])},
+                ["word", "count"], count_parallelism)),
+        },
+        state_spouts={})
+
+
+def final_counts(path):
+    """``{word: count}`` from the count bolt's output (the last line of each word), and
+    ``{word: set of tasks}`` that counted it."""
+    counts, tasks = {}, collections.defaultdict(set)
+    if not os.path.exists(path):
+        return counts, tasks
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                task, word, count = parts
+                counts[word] = int(count)
+                tasks[word].add(int(task))
+    return counts, tasks
