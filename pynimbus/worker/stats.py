@@ -250,6 +250,31 @@ def _global_stream_id(key):
     return GlobalStreamId(componentId=component, streamId=stream)
 
 
+# Recording (the hot path: one dict lookup, one comparison, one addition)
+
+
+def _count(key_to_stat, key, amount, now_ms):
+    """``incBy``: ``amount`` into ``key``'s current bucket, after the rotations due.
+    ``now_ms`` may be a float, half a millisecond ahead (rounding costs only when rotating)."""
+    stat = key_to_stat.get(key)
+    if stat is None:
+        stat = key_to_stat[key] = CountStat(int(now_ms))
+    elif now_ms >= stat.next_rotation:
+        stat.catch_up(int(now_ms))
+    stat.current += amount
+
+
+def _latency(key_to_stat, key, latency_ms, now_ms):
+    """``record``: one latency into ``key``'s current bucket, after the rotations due."""
+    stat = key_to_stat.get(key)
+    if stat is None:
+        stat = key_to_stat[key] = LatencyStat(int(now_ms))
+    elif now_ms >= stat.next_rotation:
+        stat.catch_up(int(now_ms))
+    stat.current_lat += int(latency_ms)
+    stat.current_count += 1
+
+
 # Collectors
 
 
@@ -264,45 +289,28 @@ class _CommonStats:
         self.sample = mk_stats_sampler(self.rate, self.rng)
         self.emitted_counts = {}
         self.transferred_counts = {}
-        self._emit_sampled = False
+        self._emit_now_ms = None  # the last emit's time when it was sampled
 
     def _now_ms(self):
-        return int(self.clock() * 1000)
-
-    def _count(self, key_to_stat, key, amount):
-        """``incBy``: ``amount`` into ``key``'s current bucket, rotating first when due."""
-        stat = key_to_stat.get(key)
-        now_ms = int(self.clock() * 1000)
-        if stat is None:
-            stat = key_to_stat[key] = CountStat(now_ms)
-        elif now_ms >= stat.next_rotation:
-            stat.catch_up(now_ms)
-        stat.current += amount
-
-    def _latency(self, key_to_stat, key, latency_ms):
-        """``record``: one latency into ``key``'s current bucket, rotating first when due."""
-        stat = key_to_stat.get(key)
-        now_ms = int(self.clock() * 1000)
-        if stat is None:
-            stat = key_to_stat[key] = LatencyStat(now_ms)
-        elif now_ms >= stat.next_rotation:
-            stat.catch_up(now_ms)
-        stat.current_lat += int(latency_ms)
-        stat.current_count += 1
+        # Nearest, not truncated: a float of Unix seconds can fall a hair short of a whole ms.
+        return int(self.clock() * 1000 + 0.5)
 
     def emitted(self, stream):
         """Port of ``emitted-tuple!`` behind task.clj's emit sampler: one emit on ``stream``;
         True when it was sampled (then counted as ``rate`` emits)."""
-        sampled = self._emit_sampled = self.emit_sampler()
-        if sampled:
-            self._count(self.emitted_counts, stream, self.rate)
-        return sampled
+        if not self.emit_sampler():
+            self._emit_now_ms = None
+            return False
+        now_ms = self._emit_now_ms = self.clock() * 1000 + 0.5
+        _count(self.emitted_counts, stream, self.rate, now_ms)
+        return True
 
     def transferred(self, stream, count):
         """Port of ``transferred-tuples!``: the last emit went to ``count`` tasks; counted
-        (times ``rate``) only when that ``emitted`` was sampled."""
-        if self._emit_sampled:
-            self._count(self.transferred_counts, stream, self.rate * count)
+        (times ``rate``, at that emit's time) only when that ``emitted`` was sampled."""
+        now_ms = self._emit_now_ms
+        if now_ms is not None:
+            _count(self.transferred_counts, stream, self.rate * count, now_ms)
 
     def _render_common(self, now_ms):
         return (_by_window(self.emitted_counts, CountStat.time_counts, now_ms, _same),
@@ -323,13 +331,14 @@ class SpoutStatsCollector(_CommonStats):
     def acked(self, stream, latency_ms):
         """Port of ``spout-acked-tuple!``: a sampled tree from ``stream`` completed after
         ``latency_ms``."""
-        self._count(self.acked_counts, stream, self.rate)
-        self._latency(self.complete_latencies, stream, latency_ms)
+        now_ms = self.clock() * 1000 + 0.5
+        _count(self.acked_counts, stream, self.rate, now_ms)
+        _latency(self.complete_latencies, stream, latency_ms, now_ms)
 
     def failed(self, stream, latency_ms=None):
         """Port of ``spout-failed-tuple!``: a sampled tree from ``stream`` failed (its latency
         is not recorded, as upstream)."""
-        self._count(self.failed_counts, stream, self.rate)
+        _count(self.failed_counts, stream, self.rate, self.clock() * 1000 + 0.5)
 
     def render(self):
         """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
@@ -364,19 +373,21 @@ class BoltStatsCollector(_CommonStats):
         """Port of ``bolt-execute-tuple!``: a sampled input from ``component``/``stream`` took
         ``latency_ms`` in ``execute``."""
         key = (component, stream)
-        self._count(self.executed_counts, key, self.rate)
-        self._latency(self.execute_latencies, key, latency_ms)
+        now_ms = self.clock() * 1000 + 0.5
+        _count(self.executed_counts, key, self.rate, now_ms)
+        _latency(self.execute_latencies, key, latency_ms, now_ms)
 
     def acked(self, component, stream, latency_ms):
         """Port of ``bolt-acked-tuple!``: a sampled input was acked ``latency_ms`` after its
         execute began (the process latency)."""
         key = (component, stream)
-        self._count(self.acked_counts, key, self.rate)
-        self._latency(self.process_latencies, key, latency_ms)
+        now_ms = self.clock() * 1000 + 0.5
+        _count(self.acked_counts, key, self.rate, now_ms)
+        _latency(self.process_latencies, key, latency_ms, now_ms)
 
     def failed(self, component, stream, latency_ms=None):
         """Port of ``bolt-failed-tuple!``: a sampled input failed (no latency recorded)."""
-        self._count(self.failed_counts, (component, stream), self.rate)
+        _count(self.failed_counts, (component, stream), self.rate, self.clock() * 1000 + 0.5)
 
     def render(self):
         """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
