@@ -102,6 +102,21 @@ def spout_tasks(storm_id, nimbus_port):
             for t in range(e.executor_info.task_start, e.executor_info.task_end + 1)]
 
 
+def all_time(info, component_id, what):
+    """The all-time ``what`` (emitted, acked, executed) of a component's executors, summed
+    over streams (the default stream only, for emitted)."""
+    total = 0
+    for e in info.executors:
+        if e.component_id != component_id:
+            continue
+        if what == "emitted":
+            total += e.stats.emitted.get(":all-time", {}).get("default", 0)
+        else:
+            specific = e.stats.specific.spout or e.stats.specific.bolt
+            total += sum(getattr(specific, what).get(":all-time", {}).values())
+    return total
+
+
 def log_tails(workers):
     out = []
     for _wid, _proc, path in workers:
@@ -124,7 +139,8 @@ def test_word_count_runs_on_python_workers(nimbus, zookeeper_conf, tmp_path, wai
         supervisor_id = register(conf, state)
         with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:
             storm_id = submit(client, "wc", word_count_jar(), word_count(),
-                              {"topology.workers": num_workers})
+                              {"topology.workers": num_workers,
+                               "topology.stats.sample.rate": 1.0})
             wait_until(lambda: assignment_to(state, storm_id, supervisor_id), timeout=30,
                        what="an assignment naming the supervisor")
             assignment = assignment_to(state, storm_id, supervisor_id)
@@ -169,11 +185,19 @@ def test_word_count_runs_on_python_workers(nimbus, zookeeper_conf, tmp_path, wai
             assert heartbeat.topology_id == storm_id and heartbeat.port in assigned_ports
             assert (-1, -1) in {(e.task_start, e.task_end) for e in heartbeat.executors}
 
-        def executors_alive():
+        words = sum(expected_counts().values())
+
+        def executors_alive_with_stats():
             with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:
                 info = client.getTopologyInfo(storm_id)
-            return info.executors and all(e.uptime_secs is not None for e in info.executors)
-        wait_until(executors_alive, timeout=30, what="Nimbus to see every executor alive")
+            if not info.executors or any(e.stats is None for e in info.executors):
+                return False
+            return (all_time(info, "sentences", "emitted") == 20
+                    and all_time(info, "sentences", "acked") == 20
+                    and all_time(info, "split", "emitted") == words
+                    and all_time(info, "count", "executed") == words)
+        wait_until(executors_alive_with_stats, timeout=30,
+                   what="Nimbus to see every executor alive, with their counts")
 
         pids = set()
         for worker_id, _process, _path in workers:

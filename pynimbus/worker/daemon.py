@@ -25,9 +25,7 @@ from pynimbus.cluster.serialization import deserialize
 from pynimbus.clojure_port.system_topology import (
     ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
 from pynimbus.clojure_port.tasks import storm_task_info
-from pynimbus.generated.storm.ttypes import (
-    ClusterWorkerHeartbeat, ExecutorInfo, ExecutorSpecificStats, ExecutorStats,
-    LSWorkerHeartbeat, SpoutStats, BoltStats, StormTopology, TopologyStatus)
+from pynimbus.generated.storm.ttypes import StormTopology, TopologyStatus
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor.code import (
     RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path,
@@ -41,12 +39,15 @@ from pynimbus.worker.groupings import (
     read_java_class_name)
 from pynimbus.worker.message_id import mk_id_source
 from pynimbus.worker.multilang.shell_process import child_env
+from pynimbus.worker.stats import (
+    BOLT, DEFAULT_SAMPLE_RATE, SPOUT, ExecutorStatsCollector, ls_worker_heartbeat,
+    worker_heartbeat)
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
 
 log = logging.getLogger(__name__)
 
 LS_WORKER_HEARTBEAT = "worker-heartbeat"  # Constants/LocalState key of the worker's beat
-SYSTEM_EXECUTOR = ExecutorInfo(-1, -1)  # the worker's own __system executor, in its beats
+SYSTEM_EXECUTOR = (-1, -1)  # the worker's own __system executor, in its beats
 EXIT_CODE_CHILD_DIED = 11  # ShellBolt.die: Runtime.halt(11)
 
 
@@ -111,13 +112,6 @@ def remote_task_to_node_port(assignment, task_to_component_keys, supervisor_id, 
             for task_id in range(start, end + 1):
                 ret[task_id] = (host, int(their_port))
     return ret
-
-
-def zero_executor_stats(is_spout):
-    """An ``ExecutorStats`` with no counts (until the stats collector is plugged in)."""
-    specific = (ExecutorSpecificStats(spout=SpoutStats({}, {}, {})) if is_spout
-                else ExecutorSpecificStats(bolt=BoltStats({}, {}, {}, {}, {})))
-    return ExecutorStats(emitted={}, transferred={}, specific=specific, rate=0.0)
 
 
 class WorkerDaemon(object):
@@ -241,7 +235,10 @@ class WorkerDaemon(object):
                      component_conf, is_spout):
         """executor.clj ``mk-executor`` for what a Python worker can run; any Java object
         is reported as a component error naming its class and does not run."""
-        args = (context, component_id, task_ids, groupers, component_conf)
+        stats = ExecutorStatsCollector(
+            SPOUT if is_spout else BOLT, self.clock,
+            self.conf.get("topology.stats.sample.rate", DEFAULT_SAMPLE_RATE))
+        args = (context, component_id, task_ids, groupers, component_conf, stats)
         if component_id == ACKER_COMPONENT_ID:
             return AckerExecutor(*args)
         if component is None or component_id.startswith("__"):
@@ -348,27 +345,25 @@ class WorkerDaemon(object):
 
     # -- heartbeats and refresh
 
-    def _executor_infos(self):
-        return [ExecutorInfo(start, end) for start, end in self.executor_ids]
-
     def _heartbeat_local(self):
         """worker.clj ``do-heartbeat``: the LocalState ``worker-heartbeat``."""
-        heartbeat = LSWorkerHeartbeat(
-            time_secs=int(self.clock()), topology_id=self.storm_id,
-            executors=self._executor_infos() + [SYSTEM_EXECUTOR], port=self.port)
+        heartbeat = ls_worker_heartbeat(self.clock(), self.storm_id,
+                                        self.executor_ids + [SYSTEM_EXECUTOR], self.port)
         d = self.run_blocking(self._local_state.put, LS_WORKER_HEARTBEAT, heartbeat)
         return d.addErrback(self._log_failure, "local heartbeat")
 
     def _heartbeat_cluster(self):
         """worker.clj ``do-executor-heartbeats``: the ClusterWorkerHeartbeat."""
         now = int(self.clock())
-        spouts = self.system_topology.spouts or {}
-        stats = {ExecutorInfo(start, end):
-                 zero_executor_stats(self.task_to_component.get(start) in spouts)
-                 for start, end in self.executor_ids}
-        heartbeat = ClusterWorkerHeartbeat(
-            storm_id=self.storm_id, executor_stats=stats, time_secs=now,
-            uptime_secs=now - int(self.start_secs))
+        executor_to_stats = {(start, end): None for start, end in self.executor_ids}
+        for executor in self.executors:
+            if executor.task_ids[0] >= 0:
+                executor_to_stats[(executor.task_ids[0], executor.task_ids[-1])] = \
+                    executor.stats.render()
+        heartbeat = worker_heartbeat(self.storm_id, executor_to_stats, now,
+                                     now - int(self.start_secs))
+        if heartbeat is None:
+            return None
         d = self.run_blocking(self.cluster_state.worker_heartbeat, self.storm_id,
                               self.supervisor_id, self.port, heartbeat)
         return d.addErrback(self._log_failure, "worker heartbeat")

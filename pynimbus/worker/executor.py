@@ -57,7 +57,7 @@ class TupleImpl(object):
     (``message_id``, ``ack_val`` as :mod:`pynimbus.worker.message_id` reads them)."""
 
     __slots__ = ("source_task", "source_component", "stream", "values", "message_id",
-                 "ack_val")
+                 "ack_val", "process_sample_start_ms")
 
     def __init__(self, source_task, source_component, stream, values, message_id):
         self.source_task = source_task
@@ -66,21 +66,24 @@ class TupleImpl(object):
         self.values = values
         self.message_id = message_id
         self.ack_val = 0
+        self.process_sample_start_ms = None
 
 
 class Executor(object):
     """The shared part of every executor: its tasks, its outbound groupers and emitting.
 
-    ``stream_to_component_to_grouper`` is ``outbound_components`` of the component.
+    ``stream_to_component_to_grouper`` is ``outbound_components`` of the component;
+    ``stats`` its :mod:`pynimbus.worker.stats` collector (executor.clj ``mk-executor-stats``).
     """
 
     def __init__(self, context, component_id, task_ids, stream_to_component_to_grouper,
-                 component_conf):
+                 component_conf, stats):
         self.context = context
         self.component_id = component_id
         self.task_ids = list(task_ids)
         self.groupers = stream_to_component_to_grouper
         self.component_conf = component_conf
+        self.stats = stats
         self._tick_loop = None
 
     # -- lifecycle
@@ -134,6 +137,9 @@ class Executor(object):
         transfer = self.context.transfer
         for target, message_id in zip(targets, message_ids):
             transfer(target, task_id, stream, message_id, values)
+        stats = self.stats
+        if stats.emitted(stream):  # task.clj: both counted for a sampled emit, or neither
+            stats.transferred(stream, len(targets))
         return targets
 
     def emit_acker_messages(self, task_id, acker_emits):
@@ -177,9 +183,9 @@ class ShellExecutor(Executor):
 
     kind = None
 
-    def __init__(self, context, component_id, task_ids, groupers, component_conf, shell,
-                 on_child_died):
-        super().__init__(context, component_id, task_ids, groupers, component_conf)
+    def __init__(self, context, component_id, task_ids, groupers, component_conf, stats,
+                 shell, on_child_died):
+        super().__init__(context, component_id, task_ids, groupers, component_conf, stats)
         self.shell = shell
         self.on_child_died = on_child_died
         self.processes = {}
@@ -240,17 +246,24 @@ class ShellBoltExecutor(ShellExecutor):
         self._next_tuple_id += 1
         tuple_id = str(self._next_tuple_id)
         self.inputs[task_id].put(tuple_id, tuple_)
+        stats = self.stats
+        if stats.sample():  # executor.clj: the process latency runs from here to the ack
+            tuple_.process_sample_start_ms = self.context.now_ms()
         process.write_bolt_msg(tuple_id, tuple_.source_component, tuple_.stream,
                                tuple_.source_task, tuple_.values)
+        if stats.sample_execute():  # ShellBolt.execute only hands the tuple to the child
+            stats.executed(tuple_.source_component, tuple_.stream, 0)
 
     def on_action(self, task_id, action):
         try:
             if isinstance(action, Emit):
                 self._emit(task_id, action)
             elif isinstance(action, Ack):
-                self._ack(task_id, self.inputs[task_id].take(action), bolt_ack)
+                self._ack(task_id, self.inputs[task_id].take(action), bolt_ack,
+                          self.stats.acked)
             elif isinstance(action, Fail):
-                self._ack(task_id, self.inputs[task_id].take(action), bolt_fail)
+                self._ack(task_id, self.inputs[task_id].take(action), bolt_fail,
+                          self.stats.failed)
             elif isinstance(action, ReportError):
                 self.report_error(action.message)
         except (MultilangProtocolError, GroupingError) as e:
@@ -267,9 +280,13 @@ class ShellBoltExecutor(ShellExecutor):
         if needs_task_ids_reply(emit):
             self.processes[task_id].write_task_ids(targets)
 
-    def _ack(self, task_id, tuple_, acker_messages):
+    def _ack(self, task_id, tuple_, acker_messages, record):
+        """executor.clj bolt ``ack``/``fail``: tell the acker, count a sampled tuple."""
         if self.context.has_ackers:
             self.emit_acker_messages(task_id, acker_messages(tuple_))
+        start_ms = tuple_.process_sample_start_ms
+        if start_ms is not None:
+            record(tuple_.source_component, tuple_.stream, self.context.now_ms() - start_ms)
 
 
 class ShellSpoutExecutor(ShellExecutor):
@@ -314,10 +331,19 @@ class ShellSpoutExecutor(ShellExecutor):
         except ValueError as e:
             log.warning("spout %s: %s", self.component_id, e)
             return
-        for callback in callbacks:
-            command = "ack" if callback.kind == ACK else "fail"
-            self._exchange(callback.task_id, command, callback.message_id)
+        self._call_back(callbacks)
         self._schedule_next(0)
+
+    def _call_back(self, callbacks):
+        """The spout's ``ack``/``fail`` as exchanges with its child; sampled trees counted."""
+        for callback in callbacks:
+            if callback.kind == ACK:
+                command, record = "ack", self.stats.acked
+            else:
+                command, record = "fail", self.stats.failed
+            if callback.time_delta_ms is not None:
+                record(callback.stream, callback.time_delta_ms)
+            self._exchange(callback.task_id, command, callback.message_id)
 
     def _exchange(self, task_id, command, message_id=""):
         if self._waiting[task_id]:
@@ -363,8 +389,11 @@ class ShellSpoutExecutor(ShellExecutor):
         self._emitted[task_id] = True
         sends = []
 
+        start_ms = self.context.now_ms() if self.stats.sample() else None
+
         def message_ids_for(targets):
-            send = self.pending.send_spout_msg(task_id, emit.stream, emit.message_id, targets)
+            send = self.pending.send_spout_msg(task_id, emit.stream, emit.message_id, targets,
+                                               start_ms)
             sends.append(send)
             return send.message_ids
 
@@ -374,8 +403,7 @@ class ShellSpoutExecutor(ShellExecutor):
         self.emit_acker_messages(task_id, send.acker_emits)
         if needs_task_ids_reply(emit):
             self.processes[task_id].write_task_ids(targets)
-        for callback in send.callbacks:
-            self._exchange(callback.task_id, "ack", callback.message_id)
+        self._call_back(send.callbacks)
 
 
 def receive_message_id(anchors_to_ids):
