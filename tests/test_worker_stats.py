@@ -235,6 +235,34 @@ def test_acks_count_the_rate_but_latencies_are_plain_means():
     assert specific.process_ms_avg["600"] == {GlobalStreamId("words", "default"): 6.0}
 
 
+def test_unsampled_events_count_nothing():
+    """A None latency (spout: emit not sampled) or a negative one (bolt: upstream's -1)
+    records nothing, so callers pass every ack, fail and execute through."""
+    clock = FakeClock(T0)
+    words, count = spout(clock, 0.5), bolt(clock, 0.5)
+    words.acked("default", None)
+    words.failed("default", None)
+    words.failed("default", 0)
+    for latency in (None, -1):
+        count.executed("words", "default", latency)
+        count.acked("words", "default", latency)
+        count.failed("words", "default", latency)
+    count.failed("words", "default", 3)
+    spout_stats, bolt_stats = words.render().specific.spout, count.render().specific.bolt
+    assert (spout_stats.acked, spout_stats.failed) == ({}, {w: {"default": 2} for w in WINDOWS})
+    assert (bolt_stats.executed, bolt_stats.acked, bolt_stats.process_ms_avg) == ({}, {}, {})
+    assert bolt_stats.failed == {w: {GlobalStreamId("words", "default"): 2} for w in WINDOWS}
+
+
+def test_the_executor_samplers_pick_one_in_rate():
+    """sample() and a bolt's sample_execute() are even samplers of the collector's rate."""
+    collector = bolt(FakeClock(T0), 0.2)
+    assert sum(collector.sample() for _ in range(50)) == 10
+    assert sum(collector.sample_execute() for _ in range(50)) == 10
+    always = spout(FakeClock(T0), 1.0)
+    assert all(always.sample() for _ in range(5))
+
+
 # Round trip through Nimbus's side
 
 

@@ -15,16 +15,24 @@ Unix seconds (``reactor.seconds``, ``time.time``), ``sample_rate`` the topology'
 * every emit: ``emitted(stream)`` then ``transferred(stream, len(out_tasks))``.  The collector
   holds Storm's emit sampler: ``emitted`` answers whether this emit was sampled, and
   ``transferred`` counts only after a sampled ``emitted`` (task.clj records both or neither);
-* spout: ``acked(stream, latency_ms)`` and ``failed(stream, latency_ms)`` with the complete
-  latency, called only for trees whose emit was sampled (``sample()`` at the emit said so, as
-  :mod:`pynimbus.worker.spout_pending` carries it: a None latency means "not sampled, count
-  nothing");
+* spout: ``acked(stream, latency_ms)`` and ``failed(stream, latency_ms)``, ``latency_ms`` the
+  complete latency from the emit, or None when ``sample()`` did not pick the emit (as
+  :class:`pynimbus.worker.spout_pending.SpoutCallback`'s ``time_delta_ms`` carries it): None
+  counts nothing, as upstream;
 * bolt: keys are the input tuple's source ``(component, stream)`` (upstream's
-  ``GlobalStreamId``): ``executed(component, stream, latency_ms)`` when ``sample_execute()``
-  picked the tuple at its execute (latency: the ``execute`` call), ``acked(component, stream,
-  latency_ms)`` and ``failed(component, stream, latency_ms)`` when ``sample()`` picked it at its
-  execute (latency: from that execute to the ack, the process latency; a failure records no
-  latency, as upstream).
+  ``GlobalStreamId``): ``executed(component, stream, latency_ms)`` with the time spent in
+  ``execute`` when ``sample_execute()`` picked the tuple before it; ``acked(component, stream,
+  latency_ms)`` and ``failed(component, stream, latency_ms)`` with the time from the start of
+  its execute when ``sample()`` picked it there (the process latency).  None or a negative
+  latency (upstream's -1 for "not sampled") counts nothing.  A failure records no latency.
+
+Pass every event with its latency or None: the collector counts only the sampled ones.  The
+samplers are Storm's even samplers of ``rate``: ``sample()`` (executor.clj's ``:sampler``) and,
+for bolts, ``sample_execute()``; the emit sampler is inside ``emitted``.  Deliberate
+difference: upstream has one emit sampler per task, here one per executor (the same one in
+``rate`` emits either way).  2.8.8's ``CommonStats``/``SpoutExecutorStats``/
+``BoltExecutorStats`` record and render the same; its bucket count is ``num.stat.buckets``
+(default 20), fixed at 20 here.
 
 Every recorded event counts ``rate = int(1 / sample_rate)`` (config.clj ``sampling-rate``), so
 sampled counts estimate the real ones; latencies are plain means of the sampled ones.
@@ -329,16 +337,20 @@ class SpoutStatsCollector(_CommonStats):
         self.complete_latencies = {}
 
     def acked(self, stream, latency_ms):
-        """Port of ``spout-acked-tuple!``: a sampled tree from ``stream`` completed after
-        ``latency_ms``."""
+        """Port of ``spout-acked-tuple!`` as ``ack-spout-msg`` calls it: a tree from ``stream``
+        completed after ``latency_ms``; None (its emit was not sampled) counts nothing."""
+        if latency_ms is None:
+            return
         now_ms = self.clock() * 1000 + 0.5
         _count(self.acked_counts, stream, self.rate, now_ms)
         _latency(self.complete_latencies, stream, latency_ms, now_ms)
 
-    def failed(self, stream, latency_ms=None):
-        """Port of ``spout-failed-tuple!``: a sampled tree from ``stream`` failed (its latency
-        is not recorded, as upstream)."""
-        _count(self.failed_counts, stream, self.rate, self.clock() * 1000 + 0.5)
+    def failed(self, stream, latency_ms):
+        """Port of ``spout-failed-tuple!`` as ``fail-spout-msg`` calls it: a tree from
+        ``stream`` failed; None counts nothing, else one failure (upstream keeps no failure
+        latency)."""
+        if latency_ms is not None:
+            _count(self.failed_counts, stream, self.rate, self.clock() * 1000 + 0.5)
 
     def render(self):
         """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
@@ -370,24 +382,34 @@ class BoltStatsCollector(_CommonStats):
         self.execute_latencies = {}
 
     def executed(self, component, stream, latency_ms):
-        """Port of ``bolt-execute-tuple!``: a sampled input from ``component``/``stream`` took
-        ``latency_ms`` in ``execute``."""
+        """Port of ``bolt-execute-tuple!`` as the bolt's ``tuple-action-fn`` calls it: an input
+        from ``component``/``stream`` took ``latency_ms`` in ``execute``; None or negative
+        (not picked by ``sample_execute``; upstream's -1) counts nothing."""
+        if latency_ms is None or latency_ms < 0:
+            return
         key = (component, stream)
         now_ms = self.clock() * 1000 + 0.5
         _count(self.executed_counts, key, self.rate, now_ms)
         _latency(self.execute_latencies, key, latency_ms, now_ms)
 
     def acked(self, component, stream, latency_ms):
-        """Port of ``bolt-acked-tuple!``: a sampled input was acked ``latency_ms`` after its
-        execute began (the process latency)."""
+        """Port of ``bolt-acked-tuple!`` as the bolt's ``ack`` calls it: an input was acked
+        ``latency_ms`` after its execute began (the process latency); None or negative (not
+        picked by ``sample`` at its execute) counts nothing."""
+        if latency_ms is None or latency_ms < 0:
+            return
         key = (component, stream)
         now_ms = self.clock() * 1000 + 0.5
         _count(self.acked_counts, key, self.rate, now_ms)
         _latency(self.process_latencies, key, latency_ms, now_ms)
 
-    def failed(self, component, stream, latency_ms=None):
-        """Port of ``bolt-failed-tuple!``: a sampled input failed (no latency recorded)."""
-        _count(self.failed_counts, (component, stream), self.rate, self.clock() * 1000 + 0.5)
+    def failed(self, component, stream, latency_ms):
+        """Port of ``bolt-failed-tuple!`` as the bolt's ``fail`` calls it: an input failed
+        ``latency_ms`` after its execute began; None or negative counts nothing, else one
+        failure (upstream keeps no failure latency)."""
+        if latency_ms is not None and latency_ms >= 0:
+            _count(self.failed_counts, (component, stream), self.rate,
+                   self.clock() * 1000 + 0.5)
 
     def render(self):
         """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
