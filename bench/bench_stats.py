@@ -8,7 +8,8 @@ buckets rotate as they would over 200 s of traffic):
 - *spout ack*: ``acked`` with a latency (a count and a latency);
 - *bolt execute*: ``executed`` with a latency, keyed by (component, stream).
 
-Also the bench clock's own cost per read, and the microseconds of one ``render`` of a bolt collector with 3 keys per stat.  The clock is
+Also the bench clock's own cost per read (every recorded event reads it once), and the
+microseconds of one ``render`` of a bolt collector with 3 keys per stat.  The clock is
 ``time.time``-shaped: a function returning seconds.  Prints the best of 3 runs (the machine is
 shared); asserts nothing (benchmarks never assert timings).
 
