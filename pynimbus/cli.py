@@ -1,4 +1,4 @@
-"""The ``pynimbus`` command: ``nimbus`` and ``dev``, with Storm-style configuration options.
+"""The ``pynimbus`` command: ``nimbus``, ``dev`` and ``supervisor``, with Storm-style options.
 
 ``pynimbus [--config FILE] [-c key=value ...] nimbus`` runs Nimbus with the configuration read
 as Storm reads it (:mod:`pynimbus.config`).  ``pynimbus dev`` runs the same Nimbus for one
@@ -10,6 +10,10 @@ registered, dev says so (:mod:`pynimbus.dev_nimbus`).
 For the operator: the log names the storm.yaml read, a bad value is refused before start with
 its key and expected type, a call refused on purpose is one WARN line (:mod:`pynimbus.errors`),
 and a signal arriving while Nimbus stops is only noted.
+
+``pynimbus supervisor`` runs the Python supervisor (:mod:`pynimbus.supervisor.daemon`) with the
+same configuration handling; SIGTERM or SIGINT stops it and leaves its workers running, as
+Storm's supervisor does (a supervisor started again on the same ``storm.local.dir`` adopts them).
 """
 
 import argparse
@@ -64,6 +68,13 @@ def build_parser():
                     "store (no ZooKeeper, no JVM), bound to 127.0.0.1, advertised as localhost. "
                     "Storm supervisors need ZooKeeper (-c 'storm.zookeeper.servers=[...]'); "
                     "until one registers, dev warns that nothing will run the topologies.")
+    sub.add_parser(
+        "supervisor", parents=[common],
+        help="run a Python supervisor: the workers of what Nimbus assigns to it",
+        description="Run a supervisor: register in the cluster state (storm.zookeeper.* or "
+                    "the embedded store), download assigned topologies from the leader of "
+                    "nimbus.seeds and run one Python worker per assigned port of "
+                    "supervisor.slots.ports. Stopping it leaves the workers running.")
     return parser
 
 
@@ -78,12 +89,13 @@ def load_config(args):
     return conf
 
 
-def setup_logging(conf, level):
-    """Log to stderr and to ``<storm.local.dir>/logs/nimbus.log``; return the file's path."""
+def setup_logging(conf, level, daemon="nimbus"):
+    """Log to stderr and to ``<storm.log.dir or storm.local.dir/logs>/<daemon>.log``; return
+    the file's path."""
     log_dir = conf.get("storm.log.dir") or os.path.join(
         os.path.abspath(conf["storm.local.dir"]), "logs")
     os.makedirs(log_dir, exist_ok=True)
-    path = os.path.join(log_dir, "nimbus.log")
+    path = os.path.join(log_dir, daemon + ".log")
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(level)
@@ -115,21 +127,35 @@ def log_storm_yaml(config_file, environ=None):
 def run_nimbus(conf, dev=False):
     """Run a NimbusDaemon (``dev``: a DevNimbusDaemon) on the global reactor until
     SIGINT/SIGTERM; return an exit code."""
-    from twisted.internet import reactor
-    from twisted.python import log as twisted_log
-
     from pynimbus.dev_nimbus import DevNimbusDaemon
     from pynimbus.nimbus import NimbusDaemon
 
+    return run_daemon(DevNimbusDaemon if dev else NimbusDaemon, conf, "Nimbus")
+
+
+def run_supervisor(conf):
+    """Run a SupervisorDaemon on the global reactor until SIGINT/SIGTERM; return an exit
+    code.  Its workers keep running after it stops."""
+    from pynimbus.supervisor.daemon import SupervisorDaemon
+
+    return run_daemon(SupervisorDaemon, conf, "Supervisor")
+
+
+def run_daemon(daemon_class, conf, what):
+    """Run ``daemon_class(conf, reactor)`` on the global reactor until SIGINT/SIGTERM;
+    return an exit code."""
+    from twisted.internet import reactor
+    from twisted.python import log as twisted_log
+
     twisted_log.PythonLoggingObserver(loggerName="twisted").start()
-    daemon = (DevNimbusDaemon if dev else NimbusDaemon)(conf, reactor)
+    daemon = daemon_class(conf, reactor)
     outcome = {"code": 0}
 
     def failed(failure):
-        log.error("Nimbus could not start: %s", failure.getErrorMessage())
+        log.error("%s could not start: %s", what, failure.getErrorMessage())
         log.debug("%s", failure.getTraceback())
         outcome["code"] = 1
-        stop_reactor(reactor, "Nimbus could not start")
+        stop_reactor(reactor, "%s could not start" % what)
 
     def started(_):
         reactor.addSystemEventTrigger("before", "shutdown", daemon.stop)
@@ -182,9 +208,12 @@ def main(argv=None):
         conf = load_config(args)
     except ConfigError as e:
         parser.exit(2, "pynimbus: %s\n" % e)
-    path = setup_logging(conf, args.log_level)
+    supervisor = args.command == "supervisor"
+    path = setup_logging(conf, args.log_level, "supervisor" if supervisor else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
     log_storm_yaml(args.config)
+    if supervisor:
+        return run_supervisor(conf)
     return run_nimbus(conf, dev=args.command == "dev")
 
 

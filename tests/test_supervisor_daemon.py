@@ -1,9 +1,11 @@
 """Tests of the supervisor daemon's sync, on a task.Clock, real directories and processes.
 
-Until ``python -m pynimbus.worker`` exists, ``tests/standin_worker.py`` stands in for the
-worker: it takes the worker's launch arguments and writes what the supervisor reads (its pid
+``tests/standin_worker.py`` stands in for ``python -m pynimbus.worker`` (so that these tests
+need no working worker and can make one ignore SIGTERM): it takes the worker's launch arguments and writes what the supervisor reads (its pid
 and a multilang child's pid in ``pids/``, a LocalState heartbeat).  Cluster state is the
-embedded store; blocking steps run synchronously (``defer.maybeDeferred``).
+embedded store; blocking steps run synchronously (``defer.maybeDeferred``).  The last test
+runs ``pynimbus supervisor`` beside ``pynimbus dev`` (tests/test_supervisor_end_to_end.py runs
+real workers).
 """
 # test-case-name: tests.test_supervisor_daemon
 
@@ -11,14 +13,18 @@ import json
 import os
 import signal
 import sys
+import time
 
 import pytest
 from twisted.internet import defer, task
 from twisted.python import failure
 
+from nimbus_process import NimbusProcess
+from supervisor_process import SupervisorProcess, shared_store_option
+from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.generated.storm.ttypes import Assignment, NodeInfo
-from pynimbus.supervisor import code, daemon, worker_dirs
+from pynimbus.supervisor import code, daemon, registration, worker_dirs
 from pynimbus.supervisor.daemon import SupervisorDaemon, process_alive
 
 STANDIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "standin_worker.py")
@@ -72,7 +78,6 @@ class Supervisors:
 
     def start(self, conf, supervisor_id=None):
         if supervisor_id is not None:
-            from pynimbus.supervisor import registration
             registration.read_or_make_supervisor_id(conf, make_id=lambda: supervisor_id)
         supervisor = SupervisorDaemon(conf, self.clock, cluster_state=self.state,
                                       run_blocking=defer.maybeDeferred,
@@ -105,7 +110,6 @@ class Supervisors:
 @pytest.fixture
 def clock():
     clock = task.Clock()
-    import time
     clock.advance(time.time())  # the stand-in stamps its heartbeat with the real time
     return clock
 
@@ -329,3 +333,38 @@ def test_code_that_cannot_be_downloaded_launches_nothing(supervisors, state):
     supervisor = supervisors.start(conf, "sup-a")
     assert supervisors.launches == [] and supervisor.assigned.keys() == {6700}
     assert not os.path.exists(code.supervisor_stormdist_root(conf, STORM_ID))
+
+
+# -- `pynimbus supervisor` beside `pynimbus dev`, sharing the embedded store ---------------------
+
+@pytest.fixture
+def dev_nimbus(tmp_path):
+    local_dir = tmp_path / "nimbus"
+    local_dir.mkdir()
+    proc = NimbusProcess(local_dir, options=[
+        shared_store_option(local_dir), "nimbus.monitor.freq.secs=1",
+        "supervisor.worker.start.timeout.secs=60"])
+    proc.start(timeout=60)
+    yield proc
+    proc.stop()
+
+
+def supervisor_summaries(nimbus_port):
+    with NimbusClient("127.0.0.1", nimbus_port, timeout=10) as client:
+        return client.getClusterInfo().supervisors
+
+
+def test_pynimbus_supervisor_registers_and_stops_on_sigterm(dev_nimbus, tmp_path, wait_until):
+    """``pynimbus supervisor`` on the dev Nimbus's store is listed with its slots, and
+    SIGTERM ends it with exit code 0."""
+    supervisor = SupervisorProcess(tmp_path / "sup-a", dev_nimbus.local_dir,
+                                   dev_nimbus.port).start()
+    try:
+        wait_until(lambda: supervisor_summaries(dev_nimbus.port), timeout=30,
+                   what="the supervisor listed by Nimbus")
+        [summary] = supervisor_summaries(dev_nimbus.port)
+        assert (summary.host, summary.num_workers) == ("localhost", 2)
+    finally:
+        code = supervisor.stop()
+    assert code == 0, supervisor.log_tail()
+    assert os.path.exists(os.path.join(supervisor.local_dir, "logs", "supervisor.log"))
