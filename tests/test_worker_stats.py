@@ -111,6 +111,19 @@ def test_the_oldest_bucket_is_pro_rated():
     assert emitted(collector)[":all-time"] == 101
 
 
+def test_the_three_hour_window_moves_on_every_nineteenth_rotation():
+    """The 10800 s window's buckets (568421 ms each) shift once 19 timer periods have filled
+    the first: after 342 rotations the emits sit in the 18th bucket, still inside the window;
+    after 361 in the 19th, of which only 324 ms still fall inside (int(5 x 324 / 599982) = 0)."""
+    clock = FakeClock(T0)
+    collector = spout(clock)
+    emit_n(collector, 5)
+    clock.now = T0 + 342 * BUCKET_S
+    assert emitted(collector) == {"600": 0, "10800": 5, "86400": 5, ":all-time": 5}
+    clock.now = T0 + 361 * BUCKET_S
+    assert emitted(collector) == {"600": 0, "10800": 0, "86400": 5, ":all-time": 5}
+
+
 def test_all_time_keeps_what_the_day_window_forgot():
     """Two days on, the 1-day window holds only the new emits; all-time holds them all."""
     clock = FakeClock(T0)
