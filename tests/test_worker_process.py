@@ -21,10 +21,13 @@ import pytest
 
 from nimbus_process import REPO, NimbusProcess, free_port
 from test_supervisor_code import assignment_to, register
-from worker_topologies import expected_counts, final_counts, word_count, word_count_jar
+from worker_topologies import (
+    CORPUS, expected_counts, final_counts, word_count, word_count_jar)
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.config import default_config
+from pynimbus.generated.storm.ttypes import (
+    Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, KillOptions, NullStruct)
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor import code
 from pynimbus.worker import daemon
@@ -95,9 +98,7 @@ def alive(pid):
         return False
 
 
-def spout_tasks(storm_id, nimbus_port):
-    with NimbusClient("127.0.0.1", nimbus_port, timeout=10) as client:
-        info = client.getTopologyInfo(storm_id)
+def spout_tasks(info):
     return [t for e in info.executors if e.component_id == "sentences"
             for t in range(e.executor_info.task_start, e.executor_info.task_end + 1)]
 
@@ -125,97 +126,195 @@ def log_tails(workers):
     return "\n".join(out)
 
 
-@pytest.mark.zookeeper
-@pytest.mark.parametrize("num_workers", [1, 2])
-def test_word_count_runs_on_python_workers(nimbus, zookeeper_conf, tmp_path, wait_until,
-                                           num_workers):
-    """Exact counts, every sentence acked, heartbeats written and seen by Nimbus, and nothing
-    left after SIGTERM; with two workers, tuples cross between them."""
-    ports = [free_port() for _ in range(num_workers)]
-    conf = supervisor_conf(zookeeper_conf, tmp_path, ports)
-    state = StormClusterState(make_backend(conf))
-    workers = []
-    try:
-        supervisor_id = register(conf, state)
-        with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:
-            storm_id = submit(client, "wc", word_count_jar(), word_count(),
-                              {"topology.workers": num_workers,
-                               "topology.stats.sample.rate": 1.0})
-            wait_until(lambda: assignment_to(state, storm_id, supervisor_id), timeout=30,
-                       what="an assignment naming the supervisor")
-            assignment = assignment_to(state, storm_id, supervisor_id)
-            assigned_ports = sorted({p for node in assignment.executor_node_port.values()
-                                     for p in node.port})
-            assert len(assigned_ports) == num_workers
-            code.download_storm_code(conf, storm_id, client)
-        conf_json = str(tmp_path / "supervisor-conf.json")
+class WorkerRun:
+    """One topology run: a registered supervisor, the submitted topology, its code
+    downloaded and one worker process per assigned port (the supervisor's launch)."""
+
+    def __init__(self, nimbus, zookeeper_conf, tmp_path, num_workers):
+        self.nimbus = nimbus
+        self.tmp_path = tmp_path
+        self.conf = supervisor_conf(zookeeper_conf, tmp_path,
+                                    [free_port() for _ in range(num_workers)])
+        self.state = StormClusterState(make_backend(self.conf))
+        self.supervisor_id = register(self.conf, self.state)
+        self.workers = []
+        self.output = str(tmp_path / "counts.txt")
+        self.acked = str(tmp_path / "acked.txt")
+
+    def submit(self, wait_until, name, jar, topology, topo_conf):
+        with NimbusClient("127.0.0.1", self.nimbus.port, timeout=10) as client:
+            self.storm_id = submit(client, name, jar, topology, topo_conf)
+            wait_until(lambda: assignment_to(self.state, self.storm_id, self.supervisor_id),
+                       timeout=30, what="an assignment naming the supervisor")
+            self.assignment = assignment_to(self.state, self.storm_id, self.supervisor_id)
+            code.download_storm_code(self.conf, self.storm_id, client)
+        self.ports = sorted({p for node in self.assignment.executor_node_port.values()
+                             for p in node.port})
+
+    def launch(self):
+        conf_json = str(self.tmp_path / "supervisor-conf.json")
         with open(conf_json, "w") as f:
-            json.dump(conf, f)
-        output, acked = str(tmp_path / "counts.txt"), str(tmp_path / "acked.txt")
-        env = dict(os.environ, WORDCOUNT_OUTPUT=output, WORDCOUNT_ACKED=acked,
+            json.dump(self.conf, f)
+        env = dict(os.environ, WORDCOUNT_OUTPUT=self.output, WORDCOUNT_ACKED=self.acked,
                    PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        for port in assigned_ports:
-            workers.append(launch_worker(conf, conf_json, storm_id, supervisor_id, port, env))
+        for port in self.ports:
+            self.workers.append(launch_worker(self.conf, conf_json, self.storm_id,
+                                              self.supervisor_id, port, env))
 
-        def counted():
-            for _wid, process, _path in workers:
-                assert process.poll() is None, "a worker exited:\n" + log_tails(workers)
-            return final_counts(output)[0] == expected_counts()
-        wait_until(counted, timeout=WORKER_START_SECS, what="exact word counts")
-        counts, tasks = final_counts(output)
-        assert all(len(t) == 1 for t in tasks.values())  # the fields grouping holds
-        task_to_port = {task: min(node.port) for executor, node in
-                        assignment.executor_node_port.items()
-                        for task in range(executor[0], executor[-1] + 1)}
-        counting_ports = {task_to_port[task] for t in tasks.values() for task in t}
-        spout_ports = {task_to_port[t] for t in spout_tasks(storm_id, nimbus.port)}
-        # with two workers, words reached a worker the spout is not in: over the transport
-        assert len(counting_ports | spout_ports) == num_workers
+    def check_running(self):
+        for _wid, process, _path in self.workers:
+            assert process.poll() is None, "a worker exited:\n" + log_tails(self.workers)
 
-        def all_acked():
-            if not os.path.exists(acked):
-                return False
-            with open(acked) as f:
-                return sorted(int(line) for line in f) == list(range(20))
-        wait_until(all_acked, timeout=WORKER_START_SECS, what="every sentence acked")
+    def topology_info(self):
+        with NimbusClient("127.0.0.1", self.nimbus.port, timeout=10) as client:
+            return client.getTopologyInfo(self.storm_id)
 
-        for worker_id, _process, _path in workers:
-            heartbeat = LocalState(daemon.worker_heartbeats_root(conf, worker_id)).get(
-                daemon.LS_WORKER_HEARTBEAT)
-            assert heartbeat.topology_id == storm_id and heartbeat.port in assigned_ports
-            assert (-1, -1) in {(e.task_start, e.task_end) for e in heartbeat.executors}
+    def pids(self):
+        """Every pid in the workers' pids dirs: the workers' own and their children's."""
+        return {int(p) for worker_id, _process, _path in self.workers
+                for p in os.listdir(daemon.worker_pids_root(self.conf, worker_id))}
 
-        words = sum(expected_counts().values())
-
-        def executors_alive_with_stats():
-            with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:
-                info = client.getTopologyInfo(storm_id)
-            if not info.executors or any(e.stats is None for e in info.executors):
-                return False
-            return (all_time(info, "sentences", "emitted") == 20
-                    and all_time(info, "sentences", "acked") == 20
-                    and all_time(info, "split", "emitted") == words
-                    and all_time(info, "count", "executed") == words)
-        wait_until(executors_alive_with_stats, timeout=30,
-                   what="Nimbus to see every executor alive, with their counts")
-
-        pids = set()
-        for worker_id, _process, _path in workers:
-            pids.update(int(p) for p in os.listdir(daemon.worker_pids_root(conf, worker_id)))
-        # one pid per worker, one per multilang child (1 spout, 2 split, 2 count tasks)
-        assert len(pids) == num_workers + 5
-    finally:
-        for _wid, process, _path in workers:
+    def close(self):
+        """SIGTERM any worker still running and wait (bounded) for every one to exit."""
+        for _wid, process, _path in self.workers:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-        for _wid, process, _path in workers:
+        for _wid, process, _path in self.workers:
             try:
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
-        state.close()
+        self.state.close()
+
+
+@pytest.fixture
+def worker_run(nimbus, zookeeper_conf, tmp_path):
+    runs = []
+
+    def start(num_workers):
+        runs.append(WorkerRun(nimbus, zookeeper_conf, tmp_path, num_workers))
+        return runs[-1]
+    yield start
+    for run in runs:
+        run.close()
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("num_workers", [1, 2])
+def test_word_count_runs_on_python_workers(worker_run, wait_until, num_workers):
+    """Exact counts, every sentence acked, heartbeats written and seen by Nimbus with their
+    counts, and nothing left after SIGTERM; with two workers, tuples cross between them."""
+    run = worker_run(num_workers)
+    run.submit(wait_until, "wc", word_count_jar(), word_count(),
+               {"topology.workers": num_workers, "topology.stats.sample.rate": 1.0})
+    assert len(run.ports) == num_workers
+    run.launch()
+
+    def counted():
+        run.check_running()
+        return final_counts(run.output)[0] == expected_counts()
+    wait_until(counted, timeout=WORKER_START_SECS, what="exact word counts")
+    counts, tasks = final_counts(run.output)
+    assert all(len(t) == 1 for t in tasks.values())  # the fields grouping holds
+    task_to_port = {task: min(node.port) for executor, node in
+                    run.assignment.executor_node_port.items()
+                    for task in range(executor[0], executor[-1] + 1)}
+    counting_ports = {task_to_port[task] for t in tasks.values() for task in t}
+    spout_ports = {task_to_port[t] for t in spout_tasks(run.topology_info())}
+    # with two workers, words reached a worker the spout is not in: over the transport
+    assert len(counting_ports | spout_ports) == num_workers
+
+    def all_acked():
+        if not os.path.exists(run.acked):
+            return False
+        with open(run.acked) as f:
+            return sorted(int(line) for line in f) == list(range(len(CORPUS)))
+    wait_until(all_acked, timeout=WORKER_START_SECS, what="every sentence acked")
+
+    for worker_id, _process, _path in run.workers:
+        heartbeat = LocalState(daemon.worker_heartbeats_root(run.conf, worker_id)).get(
+            daemon.LS_WORKER_HEARTBEAT)
+        assert heartbeat.topology_id == run.storm_id and heartbeat.port in run.ports
+        assert (-1, -1) in {(e.task_start, e.task_end) for e in heartbeat.executors}
+
+    words = sum(expected_counts().values())
+
+    def executors_alive_with_stats():
+        info = run.topology_info()
+        if not info.executors or any(e.stats is None for e in info.executors):
+            return False
+        return (all_time(info, "sentences", "emitted") == len(CORPUS)
+                and all_time(info, "sentences", "acked") == len(CORPUS)
+                and all_time(info, "split", "emitted") == words
+                and all_time(info, "count", "executed") == words)
+    wait_until(executors_alive_with_stats, timeout=30,
+               what="Nimbus to see every executor alive, with their counts")
+
+    pids = run.pids()
+    # one pid per worker, one per multilang child (1 spout, 2 split, 2 count tasks)
+    assert len(pids) == num_workers + 5
+    run.close()
     wait_until(lambda: not any(alive(pid) for pid in pids), timeout=15,
                what="every worker and multilang child to exit")
-    for _wid, process, _path in workers:
-        assert process.returncode == 0, log_tails(workers)
+    for _wid, process, _path in run.workers:
+        assert process.returncode == 0, log_tails(run.workers)
+
+
+@pytest.mark.zookeeper
+def test_killed_topology_stops_its_worker_and_children(worker_run, wait_until):
+    """``killTopology``: once its assignment is gone the worker exits on its own (code 0),
+    its multilang children with it."""
+    run = worker_run(1)
+    run.submit(wait_until, "wc-kill", word_count_jar(), word_count(),
+               {"topology.workers": 1, "task.refresh.poll.secs": 1})
+    run.launch()
+    wait_until(lambda: run.check_running() or final_counts(run.output)[0] == expected_counts(),
+               timeout=WORKER_START_SECS, what="exact word counts")
+    pids = run.pids()
+    assert len(pids) == 6
+    with NimbusClient("127.0.0.1", run.nimbus.port, timeout=10) as client:
+        client.killTopologyWithOpts("wc-kill", KillOptions(wait_secs=0))
+    [(_wid, process, _path)] = run.workers
+    wait_until(lambda: process.poll() is not None, timeout=30,
+               what="the worker to exit once its topology is gone")
+    assert process.returncode == 0, log_tails(run.workers)
+    wait_until(lambda: not any(alive(pid) for pid in pids), timeout=15,
+               what="every multilang child to exit")
+
+
+@pytest.mark.zookeeper
+def test_java_component_is_reported_and_the_rest_runs(worker_run, wait_until):
+    """A Java-serialized bolt cannot run in a Python worker: its error, naming its class,
+    shows in getTopologyInfo, and the shell components still count every word."""
+    topology = word_count()
+    topology.bolts["java-counter"] = Bolt(
+        ComponentObject(serialized_java=java_object_stream(JAVA_CLASS)),
+        ComponentCommon(inputs={GlobalStreamId("split", "default"):
+                                Grouping(shuffle=NullStruct())},
+                        streams={}, parallelism_hint=1))
+    run = worker_run(1)
+    run.submit(wait_until, "wc-java", word_count_jar(), topology,
+               {"topology.workers": 1, "topology.acker.executors": 0})
+    run.launch()
+    wait_until(lambda: run.check_running() or final_counts(run.output)[0] == expected_counts(),
+               timeout=WORKER_START_SECS, what="exact word counts")
+
+    def reported():
+        errors = run.topology_info().errors or {}
+        return [e.error for e in errors.get("java-counter", [])]
+    wait_until(reported, timeout=30, what="the Java component's error in getTopologyInfo")
+    [error] = reported()
+    assert JAVA_CLASS in error and "java-counter" in error
+    assert not (run.topology_info().errors or {}).get("count")
+
+
+JAVA_CLASS = "org.apache.storm.starter.WordCountTopology$WordCount"
+
+
+def java_object_stream(class_name):
+    """The start of a Java serialization stream of an object of ``class_name`` (magic,
+    version, TC_OBJECT, TC_CLASSDESC, the name): all the worker reads of it."""
+    name = class_name.encode()
+    return (b"\xac\xed\x00\x05\x73\x72" + len(name).to_bytes(2, "big") + name
+            + b"\x00" * 8 + b"\x02\x00\x00\x78\x70")
