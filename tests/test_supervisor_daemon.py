@@ -167,8 +167,14 @@ def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, wa
         assert json.load(f)["storm.local.dir"] == conf["storm.local.dir"]
     assert worker_dirs.ApprovedWorkers(conf).get() == {worker_id: 6700}
     assert supervisor.children[worker_id].pid in pids
-    assert os.path.exists(os.path.join(conf["storm.local.dir"], "logs", "workers-artifacts",
-                                       STORM_ID, "6700", "worker.log"))
+    artifacts = os.path.join(conf["storm.local.dir"], "logs", "workers-artifacts", STORM_ID,
+                             "6700")
+    assert os.path.exists(os.path.join(artifacts, "worker.log"))
+    root = worker_dirs.worker_root(conf, worker_id)
+    assert os.path.realpath(os.path.join(root, "artifacts")) == os.path.realpath(artifacts)
+    assert os.path.realpath(os.path.join(root, "resources")) == os.path.realpath(
+        os.path.join(code.supervisor_stormdist_root(conf, STORM_ID), "resources"))
+    assert os.path.isdir(os.path.join(root, "tmp"))
     assert state.supervisor_info("sup-a").used_ports == [6700]
 
 

@@ -327,14 +327,14 @@ class SupervisorDaemon:
     def _start_worker_process(self, worker_id, port, storm_id):
         """Directories, approval, conf file and the process (1.2.4 ``Container.setup`` and
         ``BasicContainer.launch``).  Blocking."""
-        worker_dirs.make_worker_dirs(self.conf, worker_id)
+        artifacts = worker_dirs.setup_worker_dirs(
+            self.conf, worker_id, storm_id, port,
+            code.supervisor_stormdist_root(self.conf, storm_id))
         worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
         cwd = worker_dirs.worker_root(self.conf, worker_id)
         conf_path = os.path.join(cwd, WORKER_CONF_FILE)
         with open(conf_path, "w") as f:
             json.dump(self.conf, f, default=str)
-        artifacts = worker_dirs.worker_artifacts_root(self.conf, storm_id, port)
-        os.makedirs(artifacts, exist_ok=True)
         command = self.worker_command(conf_path, storm_id, self.supervisor_id, port, worker_id)
         with open(os.path.join(artifacts, "worker.log"), "ab") as out:
             child = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,

@@ -58,6 +58,11 @@ def worker_heartbeats_root(conf, worker_id):
     return os.path.join(worker_root(conf, worker_id), "heartbeats")
 
 
+def worker_tmp_root(conf, worker_id):
+    """Port of ``ConfigUtils.workerTmpRoot``."""
+    return os.path.join(worker_root(conf, worker_id), "tmp")
+
+
 def supervisor_state_dir(conf):
     """Port of ``ConfigUtils.supervisorStateDir``: the supervisor's LocalState."""
     return os.path.join(supervisor_local_dir(conf), "localstate")
@@ -76,9 +81,23 @@ def worker_artifacts_root(conf, storm_id, port):
 
 
 def make_worker_dirs(conf, worker_id):
-    """Create the worker's ``pids`` and ``heartbeats`` directories (``Container.setup``)."""
-    os.makedirs(worker_pids_root(conf, worker_id), exist_ok=True)
-    os.makedirs(worker_heartbeats_root(conf, worker_id), exist_ok=True)
+    """Create the worker's ``pids``, ``tmp`` and ``heartbeats`` directories."""
+    for root in (worker_pids_root, worker_tmp_root, worker_heartbeats_root):
+        os.makedirs(root(conf, worker_id), exist_ok=True)
+
+
+def setup_worker_dirs(conf, worker_id, storm_id, port, stormroot):
+    """Port of 1.2.4 ``Container.setup`` (its file part): the worker's directories, its
+    artifacts directory, and the links ``artifacts`` (to that directory) and ``resources``
+    (to the topology's ``stormdist/<id>/resources``) in the worker's directory.  Return the
+    artifacts directory."""
+    make_worker_dirs(conf, worker_id)
+    artifacts = worker_artifacts_root(conf, storm_id, port)
+    os.makedirs(artifacts, exist_ok=True)
+    root = worker_root(conf, worker_id)
+    os.symlink(artifacts, os.path.join(root, "artifacts"))
+    os.symlink(os.path.join(stormroot, "resources"), os.path.join(root, "resources"))
+    return artifacts
 
 
 def worker_ids(conf):
