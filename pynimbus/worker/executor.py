@@ -17,7 +17,7 @@ import logging
 from twisted.internet import defer
 
 from pynimbus.clojure_port.system_topology import (
-    SYSTEM_TICK_STREAM_ID)
+    ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, SYSTEM_TICK_STREAM_ID, is_system_id)
 from pynimbus.worker.acker import Acker, bolt_ack, bolt_fail
 from pynimbus.worker.groupings import GroupingError, out_tasks, out_tasks_direct
 from pynimbus.worker.message_id import UNANCHORED, MessageId, bolt_emit_message_ids
@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 SYSTEM_TASK_ID = -1  # Constants.SYSTEM_TASK_ID: the source task of tick tuples
 TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
+TOPOLOGY_ENABLE_MESSAGE_TIMEOUTS = "topology.enable.message.timeouts"
 # ShellSpout under Storm's default spout wait strategy: after a nextTuple that emitted
 # nothing, wait a millisecond before asking again.
 SPOUT_IDLE_WAIT_SECS = 0.001
@@ -76,6 +77,8 @@ class Executor(object):
     ``stats`` its :mod:`pynimbus.worker.stats` collector (executor.clj ``mk-executor-stats``).
     """
 
+    is_spout = False
+
     def __init__(self, context, component_id, task_ids, stream_to_component_to_grouper,
                  component_conf, stats):
         self.context = context
@@ -98,20 +101,30 @@ class Executor(object):
         self._tick_loop = None
         return None
 
+    def ticks_enabled(self):
+        """executor.clj ``setup-ticks!`` (1.2.4): no ticks for a system component (the
+        acker included; 2.8.8 excepts the acker), nor for a spout when
+        ``topology.enable.message.timeouts`` is false."""
+        if is_system_id(self.component_id):
+            return self.context.compat == "2.x" and self.component_id == ACKER_COMPONENT_ID
+        return not (self.is_spout
+                    and not self.component_conf.get(TOPOLOGY_ENABLE_MESSAGE_TIMEOUTS, True))
+
     def _start_ticks(self):
-        """executor.clj ``setup-ticks!``: a ``__tick`` tuple to every task every
-        ``topology.tick.tuple.freq.secs`` of the component's conf (over the topology's)."""
+        """executor.clj ``setup-ticks!``: a ``__tick`` tuple (``[freq]`` from task -1) to
+        every task every ``topology.tick.tuple.freq.secs`` of the component's conf (which
+        is over the topology's)."""
         freq = self.component_conf.get(TOPOLOGY_TICK_TUPLE_FREQ_SECS)
-        if not freq:
+        if freq is None or not self.ticks_enabled():
             return
-        freq = float(freq)
+        reactor = self.context.reactor
 
         def tick():
+            self._tick_loop = reactor.callLater(freq, tick)
             for task_id in self.task_ids:
-                self.receive(TupleImpl(SYSTEM_TASK_ID, "__system", SYSTEM_TICK_STREAM_ID,
-                                       [freq], UNANCHORED))
-            self._tick_loop = self.context.reactor.callLater(freq, tick)
-        self._tick_loop = self.context.reactor.callLater(freq, tick)
+                self.receive(TupleImpl(SYSTEM_TASK_ID, SYSTEM_COMPONENT_ID,
+                                       SYSTEM_TICK_STREAM_ID, [freq], UNANCHORED), task_id)
+        self._tick_loop = reactor.callLater(freq, tick)
 
     # -- receiving
 
@@ -299,6 +312,7 @@ class ShellSpoutExecutor(ShellExecutor):
     """
 
     kind = SPOUT
+    is_spout = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
