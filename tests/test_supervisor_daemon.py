@@ -374,3 +374,34 @@ def test_pynimbus_supervisor_registers_and_stops_on_sigterm(dev_nimbus, tmp_path
         code = supervisor.stop()
     assert code == 0, supervisor.log_tail()
     assert os.path.exists(os.path.join(supervisor.local_dir, "logs", "supervisor.log"))
+
+
+def test_two_topologies_on_one_port_change_nothing(supervisors, state, clock, wait_until):
+    """Two assignments claiming one port (Storm's "multiple topologies assigned to one
+    port"): the sync is skipped, the running worker kept and nothing launched."""
+    conf = supervisors.conf("a", [6700])
+    install_code(conf)
+    state.set_assignment(STORM_ID, assignment({e: ("sup-a", 6700) for e in EXECUTORS}))
+    supervisor = supervisors.start(conf, "sup-a")
+    worker_id, pids = running_worker(conf, wait_until)
+    state.set_assignment("other-2-1700000000", assignment({(9, 9): ("sup-a", 6700)}))
+    sync_now(supervisor, clock)
+    assert worker_dirs.worker_ids(conf) == [worker_id] and len(supervisors.launches) == 1
+    assert all(process_alive(pid) for pid in pids)
+    assert os.path.exists(code.supervisor_stormdist_root(conf, STORM_ID))
+
+
+def test_names_from_outside_never_become_paths(tmp_path):
+    """Entries of workers/ that are no worker id are not read; a topology id is URL-encoded
+    into one directory name, and one that cannot be is refused."""
+    conf = {"storm.local.dir": str(tmp_path)}
+    os.makedirs(tmp_path / "workers" / "not-a-uuid" / "pids")
+    open(tmp_path / "workers" / "not-a-uuid" / "pids" / "1", "w").close()
+    assert worker_dirs.worker_ids(conf) == []
+    for bad in ("..", "../x", "/etc", ""):
+        with pytest.raises(ValueError):
+            worker_dirs.worker_root(conf, bad)
+    assert worker_dirs.worker_artifacts_root(conf, "a/../b", 6700) == os.path.join(
+        str(tmp_path), "logs", "workers-artifacts", "a%2F..%2Fb", "6700")
+    with pytest.raises(ValueError):
+        worker_dirs.worker_artifacts_root(conf, "..", 6700)
