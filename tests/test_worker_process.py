@@ -22,7 +22,8 @@ import pytest
 from nimbus_process import REPO, NimbusProcess, free_port
 from test_supervisor_code import assignment_to, register
 from worker_topologies import (
-    CORPUS, expected_counts, final_counts, word_count, word_count_jar)
+    CORPUS, WORD_COUNT_SCRIPTS, expected_counts, final_counts, sentences_into, word_count,
+    word_count_jar)
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.config import default_config
@@ -307,6 +308,26 @@ def test_java_component_is_reported_and_the_rest_runs(worker_run, wait_until):
     [error] = reported()
     assert JAVA_CLASS in error and "java-counter" in error
     assert not (run.topology_info().errors or {}).get("count")
+
+
+@pytest.mark.zookeeper
+def test_a_dying_bolt_is_reported_and_its_worker_exits_with_11(worker_run, wait_until):
+    """A multilang child that dies takes its worker down, as ShellBolt's ``die``: the error is
+    in getTopologyInfo first, the worker exits with code 11 and no child is left."""
+    run = worker_run(1)
+    run.submit(wait_until, "wc-dies",
+               word_count_jar(scripts=WORD_COUNT_SCRIPTS + ("failing_bolt.py",)),
+               sentences_into("failing_bolt.py", "fails"), {"topology.workers": 1})
+    run.launch()
+    [(worker_id, process, _path)] = run.workers
+    wait_until(lambda: process.poll() is not None, timeout=WORKER_START_SECS,
+               what="the worker to exit after its bolt died")
+    assert process.returncode == daemon.EXIT_CODE_CHILD_DIED, log_tails(run.workers)
+    errors = [e.error for e in (run.topology_info().errors or {}).get("fails", [])]
+    assert any("cannot handle" in error for error in errors), errors
+    pids = {int(p) for p in os.listdir(daemon.worker_pids_root(run.conf, worker_id))}
+    wait_until(lambda: not any(alive(pid) for pid in pids), timeout=15,
+               what="every multilang child to exit")
 
 
 JAVA_CLASS = "org.apache.storm.starter.WordCountTopology$WordCount"

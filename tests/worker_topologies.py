@@ -37,10 +37,11 @@ def jar_bytes(entries):
     return buffer.getvalue()
 
 
-def word_count_jar(corpus=CORPUS):
-    """The jar: the three scripts and ``corpus.txt`` under ``resources/``."""
+def word_count_jar(corpus=CORPUS, scripts=WORD_COUNT_SCRIPTS):
+    """The jar: the ``scripts`` of multilang_components/ (the word count's by default) and
+    ``corpus.txt`` under ``resources/``."""
     entries = {"resources/corpus.txt": "".join(line + "\n" for line in corpus).encode()}
-    for script in WORD_COUNT_SCRIPTS:
+    for script in scripts:
         with open(os.path.join(COMPONENTS_DIR, script), "rb") as f:
             entries["resources/" + script] = f.read()
     return jar_bytes(entries)
@@ -74,6 +75,17 @@ def word_count(split_parallelism=2, count_parallelism=2):
                 {GlobalStreamId("split", "default"): Grouping(fields=["word"])},
                 ["word", "count"], count_parallelism)),
         },
+        state_spouts={})
+
+
+def sentences_into(script, component_id):
+    """The sentences spout into one bolt running ``script`` (shuffle grouping)."""
+    return StormTopology(
+        spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
+                                       common({}, ["sentence"], 1))},
+        bolts={component_id: Bolt(shell(script), common(
+            {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},
+            ["word"], 1))},
         state_spouts={})
 
 

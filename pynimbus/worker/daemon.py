@@ -27,6 +27,7 @@ from pynimbus.clojure_port.system_topology import (
 from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.generated.storm.ttypes import StormTopology, TopologyStatus
 from pynimbus.local_state import LocalState
+from pynimbus.supervisor.registration import supervisor_hostname
 from pynimbus.supervisor.code import (
     RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path,
     supervisor_stormdist_root)
@@ -400,15 +401,15 @@ class WorkerDaemon(object):
     def report_error(self, component_id, text):
         """executor.clj ``report-error``: under the topology's errors in cluster state."""
         log.error("component %s: %s", component_id, text)
-        host = self.conf.get("storm.local.hostname") or "127.0.0.1"
         d = self.run_blocking(self.cluster_state.report_error, self.storm_id, component_id,
-                              host, self.port, text)
-        d.addErrback(self._log_failure, "error report")
+                              supervisor_hostname(self.conf), self.port, text)
+        return d.addErrback(self._log_failure, "error report")
 
     def _child_died(self, component_id, message):
-        """A multilang child died: the worker exits, as ShellBolt's ``die`` halts it."""
+        """A multilang child died: report it, then exit with code 11, as ShellBolt's ``die``
+        (report-error-and-die, then ``Runtime.halt(11)``)."""
         self.exit_code = EXIT_CODE_CHILD_DIED
-        self.reactor.callLater(0, self.reactor.stop)
+        self.report_error(component_id, message).addBoth(lambda _: self.reactor.stop())
 
     def shutdown(self):
         """worker.clj ``shutdown``: stop timers, kill multilang children, close sockets."""

@@ -230,8 +230,7 @@ class ShellExecutor(Executor):
         return defer.DeferredList(ended) if ended else None
 
     def _died(self, message):
-        """ShellBolt's ``die``: report the error, then the worker exits (Storm: code 11)."""
-        self.report_error(message)
+        """ShellBolt's ``die``: the worker reports the error, then exits (Storm: code 11)."""
         self.on_child_died(self.component_id, message)
 
     def on_action(self, task_id, action):
@@ -328,14 +327,24 @@ class ShellSpoutExecutor(ShellExecutor):
         self._next_call = None
 
     def set_active(self, active):
-        """The topology's status: ask for tuples only while ACTIVE."""
+        """The topology's status: ask for tuples only while ACTIVE; tell the children of
+        each change (the spout loop's ``activate``/``deactivate`` on ``last-active``)."""
+        changed = active != self.active
         self.active = active
+        if changed and self.ready:
+            self._tell_status()
         self._schedule_next(0)
 
     def children_ready(self, _result=None):
         self.ready = True
+        if self.active:
+            self._tell_status()
         self._schedule_next(0)
         return _result
+
+    def _tell_status(self):
+        for task_id in self.task_ids:
+            self._exchange(task_id, "activate" if self.active else "deactivate")
 
     def receive(self, tuple_, task_id=None):
         task_id = self.task_ids[0] if task_id is None else task_id
