@@ -21,9 +21,11 @@ class SupervisorProcess:
     :param local_dir: its ``storm.local.dir`` (created; its log goes under it).
     :param ports: its ``supervisor.slots.ports``; two free ports when None.
     :param options: extra ``-c key=value`` strings.
+    :param env: extra environment variables (its workers inherit them).
     """
 
-    def __init__(self, local_dir, nimbus_local_dir, nimbus_port, ports=None, options=()):
+    def __init__(self, local_dir, nimbus_local_dir, nimbus_port, ports=None, options=(),
+                 env=None):
         self.local_dir = str(local_dir)
         os.makedirs(self.local_dir, exist_ok=True)
         self.ports = list(ports or (free_port(), free_port()))
@@ -33,6 +35,7 @@ class SupervisorProcess:
             "storm.local.hostname=localhost", "storm.zookeeper.servers=[]",
             "supervisor.slots.ports=%s" % json.dumps(self.ports)] + list(options)
         self.log_path = os.path.join(self.local_dir, "supervisor.out")
+        self.env = dict(env or {})
         self.process = None
 
     def command(self):
@@ -42,7 +45,7 @@ class SupervisorProcess:
         return cmd
 
     def start(self):
-        env = dict(os.environ)
+        env = dict(os.environ, **self.env)
         env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(self.command(), cwd=REPO, env=env,

@@ -2,7 +2,7 @@
 
 Two supervisors share the dev Nimbus's embedded store (one host), the pystorm word count of
 :mod:`worker_topologies` is submitted, and the supervisors launch ``python -m pynimbus.worker``
-for it: the assigned ports listen, a worker killed with SIGKILL is launched again, and
+for it: the assigned ports listen, the counts are exact, a worker killed with SIGKILL is launched again, and
 ``killTopology`` leaves no worker or multilang child and no worker or code directory.
 """
 # test-case-name: tests.test_supervisor_end_to_end
@@ -15,7 +15,7 @@ from nimbus_process import free_port
 from supervisor_process import SupervisorProcess
 from test_supervisor_daemon import dev_nimbus, supervisor_summaries  # noqa: F401 (a fixture)
 from test_worker_process import submit
-from worker_topologies import word_count, word_count_jar
+from worker_topologies import expected_counts, final_counts, word_count, word_count_jar
 from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.supervisor import code, daemon, worker_dirs
@@ -37,12 +37,15 @@ def worker_pids_of(local_dir):
 def test_supervisors_run_restart_and_kill_a_topologys_workers(dev_nimbus, tmp_path,
                                                                  wait_until):
     """Two ``pynimbus supervisor`` processes run the word count's two workers (their ports
-    listen), a worker killed with SIGKILL is launched again, and after killTopology no worker
+    listen, the counts are exact), a worker killed with SIGKILL is launched again, and after killTopology no worker
     or multilang child is left and every worker and code directory is gone."""
     options = ["supervisor.monitor.frequency.secs=1", "supervisor.worker.shutdown.sleep.secs=1",
                "supervisor.heartbeat.frequency.secs=1"]
+    output = str(tmp_path / "counts.txt")
     supervisors = [SupervisorProcess(tmp_path / name, dev_nimbus.local_dir, dev_nimbus.port,
-                                     ports=[port], options=options)
+                                     ports=[port], options=options,
+                                     env={"WORDCOUNT_OUTPUT": output,
+                                          "WORDCOUNT_ACKED": str(tmp_path / "acked.txt")})
                    for name, port in (("sup-a", free_port()),
                                       ("sup-b", free_port()))]
     seen_pids = set()
@@ -61,6 +64,8 @@ def test_supervisors_run_restart_and_kill_a_topologys_workers(dev_nimbus, tmp_pa
             return all(listening(port) for port in ports)
         wait_until(all_listening, timeout=90, what="both workers' ports listening:\n%s" % (
             "\n".join(s.log_tail() for s in supervisors)))
+        wait_until(lambda: final_counts(output)[0] == expected_counts(), timeout=60,
+                   what="exact word counts from the supervised workers")
 
         # kill -9 of one worker: its supervisor launches another
         conf_a = {"storm.local.dir": supervisors[0].local_dir}
