@@ -34,6 +34,7 @@ from pynimbus.supervisor import code
 from pynimbus.worker import daemon
 
 WORKER_START_SECS = 60
+MSGPACK_SERIALIZER = "org.apache.storm.multilang.MessagePackSerializer"
 
 
 @pytest.fixture
@@ -152,12 +153,13 @@ class WorkerRun:
         self.ports = sorted({p for node in self.assignment.executor_node_port.values()
                              for p in node.port})
 
-    def launch(self):
+    def launch(self, **extra_env):
         conf_json = str(self.tmp_path / "supervisor-conf.json")
         with open(conf_json, "w") as f:
             json.dump(self.conf, f)
         env = dict(os.environ, WORDCOUNT_OUTPUT=self.output, WORDCOUNT_ACKED=self.acked,
-                   PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+                   PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                   **extra_env)
         for port in self.ports:
             self.workers.append(launch_worker(self.conf, conf_json, self.storm_id,
                                               self.supervisor_id, port, env))
@@ -202,15 +204,21 @@ def worker_run(nimbus, zookeeper_conf, tmp_path):
 
 
 @pytest.mark.zookeeper
-@pytest.mark.parametrize("num_workers", [1, 2])
-def test_word_count_runs_on_python_workers(worker_run, wait_until, num_workers):
+@pytest.mark.parametrize("num_workers, serializer, max_spout_pending", [
+    (1, "json", None), (2, "json", None), (2, "msgpack", 2)])
+def test_word_count_runs_on_python_workers(worker_run, wait_until, num_workers, serializer,
+                                           max_spout_pending):
     """Exact counts, every sentence acked, heartbeats written and seen by Nimbus with their
-    counts, and nothing left after SIGTERM; with two workers, tuples cross between them."""
+    counts, and nothing left after SIGTERM; with two workers, tuples cross between them.
+    Also with pystorm's msgpack serializer and a ``topology.max.spout.pending``."""
     run = worker_run(num_workers)
-    run.submit(wait_until, "wc", word_count_jar(), word_count(),
-               {"topology.workers": num_workers, "topology.stats.sample.rate": 1.0})
+    topo_conf = {"topology.workers": num_workers, "topology.stats.sample.rate": 1.0,
+                 "topology.max.spout.pending": max_spout_pending}
+    if serializer == "msgpack":
+        topo_conf["topology.multilang.serializer"] = MSGPACK_SERIALIZER
+    run.submit(wait_until, "wc", word_count_jar(), word_count(), topo_conf)
     assert len(run.ports) == num_workers
-    run.launch()
+    run.launch(MULTILANG_TEST_SERIALIZER=serializer)
 
     def counted():
         run.check_running()

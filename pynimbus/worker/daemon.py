@@ -306,11 +306,15 @@ class WorkerDaemon(object):
             executor.start()
             launch = getattr(executor, "launch_children", None)
             if launch is not None and executor not in self._spouts:
-                launch().addErrback(self._launch_failed, executor)
+                defer.maybeDeferred(launch).addErrback(self._launch_failed, executor)
 
     def _launch_failed(self, failure, executor):
-        log.error("%s: multilang children did not start: %s", executor.component_id,
-                  failure.getErrorMessage())
+        """``prepare``/``open`` failed (no serializer, a child that would not start):
+        report-error-and-die, as executor.clj does for any error there."""
+        if isinstance(failure.value, defer.FirstError):
+            failure = failure.value.subFailure
+        self._child_died(executor.component_id, "multilang children of %s did not start: %s"
+                         % (executor.component_id, failure.getErrorMessage()))
 
     def _start_loops(self):
         for period_key, beat in (("worker.heartbeat.frequency.secs", self._heartbeat_local),
@@ -391,9 +395,8 @@ class WorkerDaemon(object):
         active = base is not None and base.status == TopologyStatus.ACTIVE
         for spout in self._spouts:
             if active and not spout.processes:
-                spout.launch_children().addCallbacks(spout.children_ready,
-                                                     self._launch_failed,
-                                                     errbackArgs=(spout,))
+                defer.maybeDeferred(spout.launch_children).addCallbacks(
+                    spout.children_ready, self._launch_failed, errbackArgs=(spout,))
             spout.set_active(active)
 
     # -- errors and shutdown
@@ -408,6 +411,8 @@ class WorkerDaemon(object):
     def _child_died(self, component_id, message):
         """A multilang child died: report it, then exit with code 11, as ShellBolt's ``die``
         (report-error-and-die, then ``Runtime.halt(11)``)."""
+        if self.exit_code == EXIT_CODE_CHILD_DIED:
+            return  # dying already: one report is enough
         self.exit_code = EXIT_CODE_CHILD_DIED
         self.report_error(component_id, message).addBoth(lambda _: self.reactor.stop())
 
