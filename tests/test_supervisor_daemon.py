@@ -405,3 +405,12 @@ def test_names_from_outside_never_become_paths(tmp_path):
         str(tmp_path), "logs", "workers-artifacts", "a%2F..%2Fb", "6700")
     with pytest.raises(ValueError):
         worker_dirs.worker_artifacts_root(conf, "..", 6700)
+
+
+def test_an_id_that_names_no_directory_is_not_run(supervisors):
+    """An assigned topology id that cannot name a directory ("..", which the cluster-state
+    paths refuse anyway) is left out of the local assignments; the others stay."""
+    supervisor = supervisors.start(supervisors.conf("a", [6700, 6701]), "sup-a")
+    local = supervisor.my_assignments({"..": assignment({(1, 1): ("sup-a", 6701)}),
+                                       STORM_ID: assignment({(2, 2): ("sup-a", 6700)})})
+    assert {port: a.topology_id for port, a in local.items()} == {6700: STORM_ID}

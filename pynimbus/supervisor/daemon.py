@@ -238,7 +238,20 @@ class SupervisorDaemon:
         for port in sorted(set(local) - self.my_ports):
             log.warning("assigned port %d, which is not in supervisor.slots.ports %s: ignored",
                         port, sorted(self.my_ports))
-        return {port: a for port, a in local.items() if port in self.my_ports}
+        mine = {}
+        for port, local_assignment in local.items():
+            if port in self.my_ports and self._nameable(local_assignment.topology_id):
+                mine[port] = local_assignment
+        return mine
+
+    def _nameable(self, storm_id):
+        """A topology id that can name its directories; another is logged and not run."""
+        try:
+            code.supervisor_stormdist_root(self.conf, storm_id)
+        except ValueError as e:
+            log.error("assignment ignored: %s", e)
+            return False
+        return True
 
     @defer.inlineCallbacks
     def sync(self):
