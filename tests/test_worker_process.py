@@ -271,6 +271,29 @@ def test_word_count_runs_on_python_workers(worker_run, wait_until, num_workers, 
 
 
 @pytest.mark.zookeeper
+def test_failed_tuples_are_replayed_until_acked(worker_run, wait_until):
+    """At least once through the acker: the split bolt fails each sentence once, the acker
+    tells the spout, which emits it again; every sentence is acked once and the counts are
+    exact (a failed attempt emitted nothing)."""
+    run = worker_run(2)
+    run.submit(wait_until, "wc-replay", word_count_jar(),
+               word_count(split_script="wc_flaky_split_bolt.py"), {"topology.workers": 2})
+    failed = str(run.tmp_path / "failed.txt")
+    run.launch(WORDCOUNT_FAILED=failed)
+    wait_until(lambda: run.check_running() or final_counts(run.output)[0] == expected_counts(),
+               timeout=WORKER_START_SECS, what="exact word counts")
+
+    def all_acked():
+        if not os.path.exists(run.acked):
+            return False
+        with open(run.acked) as f:
+            return sorted(int(line) for line in f) == list(range(len(CORPUS)))
+    wait_until(all_acked, timeout=WORKER_START_SECS, what="every sentence acked once")
+    with open(failed) as f:
+        assert len(f.readlines()) >= len(set(CORPUS))  # each distinct sentence failed once
+
+
+@pytest.mark.zookeeper
 def test_killed_topology_stops_its_worker_and_children(worker_run, wait_until):
     """``killTopology``: once its assignment is gone the worker exits on its own (code 0),
     its multilang children with it."""

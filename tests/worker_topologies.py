@@ -18,7 +18,8 @@ from pynimbus.generated.storm.ttypes import (
     ShellComponent, SpoutSpec, StormTopology, StreamInfo)
 
 COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
-WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py")
+WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py",
+                      "wc_flaky_split_bolt.py")
 CORPUS = [
     "the cow jumped over the moon",
     "an apple a day keeps the doctor away",
@@ -62,13 +63,14 @@ def common(inputs, fields, parallelism):
                            parallelism_hint=parallelism)
 
 
-def word_count(split_parallelism=2, count_parallelism=2):
-    """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields)."""
+def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py"):
+    """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields).
+    ``wc_flaky_split_bolt.py`` as ``split_script`` fails each sentence once per task."""
     return StormTopology(
         spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
                                        common({}, ["sentence"], 1))},
         bolts={
-            "split": Bolt(shell("wc_split_bolt.py"), common(
+            "split": Bolt(shell(split_script), common(
                 {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},
                 ["word"], split_parallelism)),
             "count": Bolt(shell("wc_count_bolt.py"), common(

@@ -1,6 +1,6 @@
 """A pystorm spout for the worker tests: emits each line of ``corpus.txt`` (beside it) once,
-with the line number as message id, and appends each acked id to the file named by
-WORDCOUNT_ACKED (if set)."""
+with the line number as message id, emits a failed line again, and appends each acked id to
+the file named by WORDCOUNT_ACKED (and each failed one to WORDCOUNT_FAILED), if set."""
 
 import os
 
@@ -12,12 +12,22 @@ class SentenceSpout(Spout):
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.txt")) as f:
             self.lines = [line.rstrip("\n") for line in f if line.strip()]
         self.next_index = 0
+        self.replays = []
         self.acked_path = os.environ.get("WORDCOUNT_ACKED")
+        self.failed_path = os.environ.get("WORDCOUNT_FAILED")
 
     def next_tuple(self):
-        if self.next_index < len(self.lines):
+        if self.replays:
+            index = self.replays.pop(0)
+            self.emit([self.lines[index]], tup_id=index)
+        elif self.next_index < len(self.lines):
             self.emit([self.lines[self.next_index]], tup_id=self.next_index)
             self.next_index += 1
+
+    def fail(self, tup_id):
+        self.replays.append(tup_id)
+        if self.failed_path:
+            append_line(self.failed_path, str(tup_id))
 
     def ack(self, tup_id):
         if self.acked_path:
