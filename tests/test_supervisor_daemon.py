@@ -148,7 +148,8 @@ def sync_now(supervisor, clock):
     clock.advance(supervisor.conf["supervisor.monitor.frequency.secs"])
 
 
-def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, wait_until):
+def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, clock,
+                                                         wait_until):
     """Ports assigned to this supervisor get a worker with the fixed command, directories,
     log and approval; another supervisor's port and an unlisted port get none."""
     conf = supervisors.conf("a", [6700, 6701])
@@ -175,6 +176,8 @@ def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, wa
     assert os.path.realpath(os.path.join(root, "resources")) == os.path.realpath(
         os.path.join(code.supervisor_stormdist_root(conf, STORM_ID), "resources"))
     assert os.path.isdir(os.path.join(root, "tmp"))
+    assert state.supervisor_info("sup-a").used_ports == []  # written before the first sync
+    clock.advance(conf["supervisor.heartbeat.frequency.secs"])
     assert state.supervisor_info("sup-a").used_ports == [6700]
 
 
@@ -338,6 +341,7 @@ def test_code_that_cannot_be_downloaded_launches_nothing(supervisors, state):
     state.set_assignment(STORM_ID, assignment({e: ("sup-a", 6700) for e in EXECUTORS}))
     supervisor = supervisors.start(conf, "sup-a")
     assert supervisors.launches == [] and supervisor.assigned.keys() == {6700}
+    assert state.supervisor_info("sup-a").meta == [6700]  # registered all the same
     assert not os.path.exists(code.supervisor_stormdist_root(conf, STORM_ID))
 
 

@@ -192,11 +192,13 @@ class SupervisorDaemon:
             self.supervisor_id, self.cluster_state = prepared
             log.info("Starting supervisor with id %s at host %s", self.supervisor_id,
                      registration.supervisor_hostname(self.conf))
-            # 1.2.4 Supervisor.launch: one sync first, then the heartbeat and the timers
-            return self._sync_logged().addCallback(lambda _: self._start_timers())
+            self._start_timers()
         return d.addCallback(started)
 
     def _start_timers(self):
+        """The heartbeat now and periodically, then the sync now and periodically (1.2.4
+        ``Supervisor.launch``: a download that waits on an absent Nimbus never delays the
+        registration)."""
         self.heartbeat = registration.SupervisorHeartbeat(
             self.conf, self.cluster_state, self.supervisor_id,
             registration.supervisor_hostname(self.conf), lambda: set(self.assigned),
@@ -205,7 +207,7 @@ class SupervisorDaemon:
         self._sync_loop = task.LoopingCall(self._sync_logged)
         self._sync_loop.clock = self.reactor
         self._sync_loop.start(float(self.conf["supervisor.monitor.frequency.secs"]),
-                              now=False)
+                              now=True)
 
     def stop(self):
         """Stop beating and syncing; the workers keep running (as Storm's supervisor leaves
