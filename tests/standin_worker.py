@@ -5,7 +5,8 @@ WORKER_ID``), runs in the worker's directory as the real worker does, and does o
 supervisor watches: its pid file, one child standing in for a multilang subprocess (its pid
 file too), one LocalState heartbeat for the executors of the test key ``standin.executors``
 (stamped with the current time), then waits (at most two minutes) to be killed.  With
-``standin.ignore.sigterm`` it ignores SIGTERM, so only SIGKILL ends it.
+``standin.ignore.sigterm`` it ignores SIGTERM, so only SIGKILL ends it; with
+``standin.no.heartbeat`` it never beats.
 """
 
 import argparse
@@ -35,6 +36,8 @@ def main():
     open(os.path.join("pids", str(child.pid)), "w").close()
     if conf.get("standin.ignore.sigterm"):  # after the child started: it would inherit it
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if conf.get("standin.no.heartbeat"):
+        time.sleep(120)  # a worker stuck before its first heartbeat
     LocalState("heartbeats").put("worker-heartbeat", LSWorkerHeartbeat(
         time_secs=int(time.time()), topology_id=args.storm_id, port=args.port,
         executors=[ExecutorInfo(s, e) for s, e in conf["standin.executors"]]))

@@ -418,3 +418,24 @@ def test_an_id_that_names_no_directory_is_not_run(supervisors):
     local = supervisor.my_assignments({"..": assignment({(1, 1): ("sup-a", 6701)}),
                                        STORM_ID: assignment({(2, 2): ("sup-a", 6700)})})
     assert {port: a.topology_id for port, a in local.items()} == {6700: STORM_ID}
+
+
+def test_a_worker_that_never_beats_is_replaced_after_the_start_timeout(
+        supervisors, state, clock, wait_until):
+    """A launched worker gets supervisor.worker.start.timeout.secs to write its first
+    heartbeat; then it is killed (with its child) and another is launched."""
+    conf = supervisors.conf("a", [6700], **{"standin.no.heartbeat": True})
+    install_code(conf)
+    state.set_assignment(STORM_ID, assignment({e: ("sup-a", 6700) for e in EXECUTORS}))
+    supervisor = supervisors.start(conf, "sup-a")
+    [worker_id] = worker_dirs.worker_ids(conf)
+    wait_until(lambda: len(worker_dirs.worker_pids(conf, worker_id)) == 2,
+               what="the worker's and its child's pid files")
+    pids = worker_dirs.worker_pids(conf, worker_id)
+    clock.advance(conf["supervisor.worker.start.timeout.secs"] - 1)
+    assert worker_dirs.worker_ids(conf) == [worker_id] and len(supervisors.launches) == 1
+    sync_now(supervisor, clock)
+    sync_now(supervisor, clock)
+    clock.advance(conf["supervisor.worker.shutdown.sleep.secs"])
+    wait_until(lambda: not any(process_alive(pid) for pid in pids), what="the stuck worker's end")
+    assert worker_id not in worker_dirs.worker_ids(conf) and len(supervisors.launches) == 2
