@@ -19,7 +19,7 @@ from pynimbus.generated.storm.ttypes import (
 
 COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
 WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py",
-                      "wc_flaky_split_bolt.py")
+                      "wc_flaky_split_bolt.py", "wc_silent_split_bolt.py")
 CORPUS = [
     "the cow jumped over the moon",
     "an apple a day keeps the doctor away",
@@ -65,7 +65,8 @@ def common(inputs, fields, parallelism):
 
 def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py"):
     """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields).
-    ``wc_flaky_split_bolt.py`` as ``split_script`` fails each sentence once per task."""
+    ``wc_flaky_split_bolt.py`` as ``split_script`` fails each sentence once per task,
+    ``wc_silent_split_bolt.py`` drops it once (its tree times out)."""
     return StormTopology(
         spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
                                        common({}, ["sentence"], 1))},
