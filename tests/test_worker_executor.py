@@ -5,7 +5,9 @@
 import pytest
 from twisted.internet import task
 
-from pynimbus.worker import executor
+from pynimbus.worker import executor, stats
+from pynimbus.worker.message_id import UNANCHORED
+from pynimbus.worker.multilang.shell_msg import Ack, Sync
 
 
 def context(clock, compat="1.x"):
@@ -67,3 +69,64 @@ def test_a_spout_gets_no_ticks_when_message_timeouts_are_off():
     assert ticked(RecordingSpout, "spout", conf, seconds=[30]) == []
     conf["topology.enable.message.timeouts"] = True
     assert len(ticked(RecordingSpout, "spout", conf, seconds=[30])) == 2
+
+
+# -- throttling: a full bolt stops the spouts, and says when it has room again
+
+
+class FakeProcess:
+    def __init__(self):
+        self.written = []
+
+    def write_spout_msg(self, command, message_id=""):
+        self.written.append(command)
+
+    def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
+        self.written.append(tuple_id)
+
+
+def shell_context(clock, throttled=lambda: False, room_again=lambda: None, **conf):
+    fields = dict.fromkeys(executor.WorkerContext._fields)
+    fields.update(reactor=clock, compat="1.x", storm_conf=conf, has_ackers=False,
+                  generate_id=lambda: 7, now_ms=lambda: int(clock.seconds() * 1000),
+                  throttled=throttled, room_again=room_again)
+    return executor.WorkerContext(**fields)
+
+
+def test_a_throttled_spout_waits_and_asks_again():
+    """While ``throttled()`` says so, no ``next`` is sent; it is asked for again a moment
+    later, once the throttle is off."""
+    clock = task.Clock()
+    throttle = [True]
+    spout = executor.ShellSpoutExecutor(
+        shell_context(clock, throttled=lambda: throttle[0]), "spout", [1], {}, {},
+        stats.ExecutorStatsCollector("spout", clock.seconds), shell=None, on_child_died=None)
+    spout.processes = {1: FakeProcess()}
+    spout.active = True
+    spout.children_ready()
+    spout.on_action(1, Sync())  # the activate exchange ends
+    clock.advance(0)
+    assert spout.processes[1].written == ["activate"]
+    throttle[0] = False
+    clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
+    assert spout.processes[1].written == ["activate", "next"]
+
+
+def test_a_full_shell_bolt_has_no_room_until_an_ack():
+    """``topology.executor.receive.buffer.size`` unfinished tuples fill a task; the ack of
+    one calls ``room_again`` once."""
+    clock = task.Clock()
+    rooms = []
+    bolt = executor.ShellBoltExecutor(
+        shell_context(clock, room_again=lambda: rooms.append(1),
+                      **{"topology.executor.receive.buffer.size": 2}),
+        "split", [5], {}, {}, stats.ExecutorStatsCollector("bolt", clock.seconds),
+        shell=None, on_child_died=None)
+    bolt.processes = {5: FakeProcess()}
+    for _ in range(2):
+        bolt.receive(executor.TupleImpl(1, "spout", "default", ["a"], UNANCHORED), 5)
+    assert not bolt.has_room()
+    bolt.on_action(5, Ack(bolt.processes[5].written[0]))
+    assert bolt.has_room() and rooms == [1]
+    bolt.on_action(5, Ack(bolt.processes[5].written[1]))
+    assert rooms == [1]

@@ -149,6 +149,7 @@ class WorkerDaemon(object):
         self._drain_call = None
         self._stopping = None
         self._spouts = []
+        self._bolts = []
         self._local_state = None
 
     # -- start-up
@@ -199,7 +200,7 @@ class WorkerDaemon(object):
             has_ackers=has_ackers(self.conf, self.compat), resources_dir=resources_dir,
             pid_dir=worker_pids_root(self.supervisor_conf, self.worker_id),
             child_env=child_env(self.environ, self.conf.get("topology.environment") or {}),
-            compat=self.compat)
+            compat=self.compat, throttled=self.throttled, room_again=self.room_again)
 
     def _build_executors(self, assignment):
         """worker.clj's executors: one per assigned range, plus ``__system``'s own."""
@@ -248,8 +249,7 @@ class WorkerDaemon(object):
         if obj is not None and obj.shell is not None:
             cls = ShellSpoutExecutor if is_spout else ShellBoltExecutor
             executor = cls(*args, shell=obj.shell, on_child_died=self._child_died)
-            if is_spout:
-                self._spouts.append(executor)
+            (self._spouts if is_spout else self._bolts).append(executor)
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))
         return None
@@ -274,6 +274,8 @@ class WorkerDaemon(object):
         self.listening = self.reactor.listenTCP(self.port, self.server)
 
     def _receiver(self, task_id):
+        """The transport's receiver of ``task_id``: hands tuples over and answers whether
+        the executor has room for more (False pauses the connection until ``room_again``)."""
         executor = self.task_to_executor[task_id]
         task_to_component = self.task_to_component
 
@@ -285,8 +287,18 @@ class WorkerDaemon(object):
                               addressed.stream_id, addressed.values,
                               receive_message_id(addressed.message_id)),
                     task_id)
-            return True
+            return executor.has_room()
         return receive
+
+    def throttled(self):
+        """A spout waits while a remote worker's send buffer or a local executor is full
+        (the throttle Storm's full disruptor queues put on a spout)."""
+        return (any(client.backpressure for client in self.clients.values())
+                or not all(executor.has_room() for executor in self._bolts))
+
+    def room_again(self):
+        """A full executor drained: read again from the connections paused for it."""
+        self.server.resume_reading()
 
     def _connect(self, assignment):
         """worker.clj ``mk-refresh-connections``: one client per other worker."""

@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 SYSTEM_TASK_ID = -1  # Constants.SYSTEM_TASK_ID: the source task of tick tuples
 TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
 TOPOLOGY_ENABLE_MESSAGE_TIMEOUTS = "topology.enable.message.timeouts"
+TOPOLOGY_EXECUTOR_RECEIVE_BUFFER_SIZE = "topology.executor.receive.buffer.size"
+DEFAULT_RECEIVE_BUFFER_SIZE = 1024  # 1.2.4 defaults.yaml
 # ShellSpout under Storm's default spout wait strategy: after a nextTuple that emitted
 # nothing, wait a millisecond before asking again.
 SPOUT_IDLE_WAIT_SECS = 0.001
@@ -41,12 +43,15 @@ SPOUT_IDLE_WAIT_SECS = 0.001
 WorkerContext = collections.namedtuple(
     "WorkerContext",
     "storm_id storm_conf system_topology user_topology task_to_component transfer report_error reactor "
-    "now_ms generate_id has_ackers resources_dir pid_dir child_env compat")
+    "now_ms generate_id has_ackers resources_dir pid_dir child_env compat throttled "
+    "room_again")
 WorkerContext.__doc__ = """What an executor reads from its worker.
 
 ``transfer(dest_task, source_task, stream, message_id, values)`` delivers one tuple (local or
 remote); ``report_error(component_id, text)`` writes a component error; ``now_ms()`` the time;
 ``generate_id()`` a random 64-bit id; ``child_env`` the environment of multilang children.
+``throttled()`` tells a spout to wait (a full queue somewhere in the worker); an executor
+calls ``room_again()`` when its queue drains below its limit.
 ``user_topology`` is the topology as submitted: user components see it in their context
 (worker.clj ``user-topology-context`` reads ``:topology``, not ``:system-topology``), so a
 multilang child is never told of the acker's streams.
@@ -131,6 +136,11 @@ class Executor(object):
     def receive(self, tuple_, task_id=None):
         """Take one tuple for ``task_id`` (None: the executor's first task)."""
         raise NotImplementedError
+
+    def has_room(self):
+        """False while the executor holds as many unfinished tuples as it may
+        (``topology.executor.receive.buffer.size``, the size of Storm's receive queue)."""
+        return True
 
     # -- emitting
 
@@ -249,6 +259,15 @@ class ShellBoltExecutor(ShellExecutor):
         super().__init__(*args, **kwargs)
         self.inputs = {task_id: ShellBoltInputs() for task_id in self.task_ids}
         self._next_tuple_id = 0
+        self.receive_buffer_size = self.context.storm_conf.get(
+            TOPOLOGY_EXECUTOR_RECEIVE_BUFFER_SIZE, DEFAULT_RECEIVE_BUFFER_SIZE)
+        self._full = False
+
+    def has_room(self):
+        full = any(len(inputs) >= self.receive_buffer_size
+                   for inputs in self.inputs.values())
+        self._full = self._full or full
+        return not full
 
     def receive(self, tuple_, task_id=None):
         task_id = self.task_ids[0] if task_id is None else task_id
@@ -293,7 +312,11 @@ class ShellBoltExecutor(ShellExecutor):
             self.processes[task_id].write_task_ids(targets)
 
     def _ack(self, task_id, tuple_, acker_messages, record):
-        """executor.clj bolt ``ack``/``fail``: tell the acker, count a sampled tuple."""
+        """executor.clj bolt ``ack``/``fail``: tell the acker, count a sampled tuple; say so
+        when a full executor has room again."""
+        if self._full and self.has_room():
+            self._full = False
+            self.context.room_again()
         if self.context.has_ackers:
             self.emit_acker_messages(task_id, acker_messages(tuple_))
         start_ms = tuple_.process_sample_start_ms
@@ -384,6 +407,9 @@ class ShellSpoutExecutor(ShellExecutor):
         """executor.clj's spout loop, one turn: ``nextTuple`` on every idle task."""
         self._next_call = None
         if not self.active or self.pending.reached_max_spout_pending():
+            return
+        if self.context.throttled():
+            self._schedule_next(SPOUT_IDLE_WAIT_SECS)
             return
         for task_id in self.task_ids:
             if not self._waiting[task_id]:
