@@ -99,7 +99,7 @@ def my_executors(assignment, supervisor_id, port):
                   if node_port.node == supervisor_id and port in (node_port.port or ()))
 
 
-def remote_task_to_node_port(assignment, task_to_component_keys, supervisor_id, port):
+def remote_task_to_node_port(assignment, supervisor_id, port):
     """``{task: (host, port)}`` of the topology's tasks that run in other workers
     (worker.clj ``mk-refresh-connections``'s task->node+port without this worker)."""
     ret = {}
@@ -301,17 +301,21 @@ class WorkerDaemon(object):
         self.server.resume_reading()
 
     def _connect(self, assignment):
-        """worker.clj ``mk-refresh-connections``: one client per other worker."""
+        """worker.clj ``mk-refresh-connections``: one client per other worker of the
+        assignment; clients of workers no longer in it are closed."""
         settings = transport_settings(self.conf)
-        remote = remote_task_to_node_port(assignment, self.task_to_component,
-                                          self.supervisor_id, self.port)
+        remote = remote_task_to_node_port(assignment, self.supervisor_id, self.port)
+        for node_port in set(self.clients) - set(remote.values()):
+            self.clients.pop(node_port).close()  # a worker the topology no longer has
+        task_to_client = {}
         for task_id, node_port in remote.items():
             client = self.clients.get(node_port)
             if client is None:
                 client = TupleClient(self.reactor, node_port[0], node_port[1], **settings)
                 client.start()
                 self.clients[node_port] = client
-            self.task_to_client[task_id] = client
+            task_to_client[task_id] = client
+        self.task_to_client = task_to_client
 
     def _start_executors(self):
         for executor in self.executors:
