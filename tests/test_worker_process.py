@@ -271,16 +271,17 @@ def test_word_count_runs_on_python_workers(worker_run, wait_until, num_workers, 
 
 
 @pytest.mark.zookeeper
-@pytest.mark.parametrize("split_script", ["wc_flaky_split_bolt.py", "wc_silent_split_bolt.py"])
-def test_failed_tuples_are_replayed_until_acked(worker_run, wait_until, split_script):
+@pytest.mark.parametrize("first_attempt", ["fail", "drop"])
+def test_failed_tuples_are_replayed_until_acked(worker_run, wait_until, first_attempt):
     """At least once: the split bolt fails each sentence once (the acker tells the spout) or
     drops it once (the spout's pending tree times out after ``topology.message.timeout.secs``
     on its ticks); the spout emits it again, every sentence is acked once and the counts are
     exact (a failed attempt emitted nothing)."""
     run = worker_run(2)
     run.submit(wait_until, "wc-replay", word_count_jar(),
-               word_count(split_script=split_script),
-               {"topology.workers": 2, "topology.message.timeout.secs": 2})
+               word_count(split_script="wc_once_split_bolt.py"),
+               {"topology.workers": 2, "topology.message.timeout.secs": 2,
+                "wordcount.first.attempt": first_attempt})
     failed = str(run.tmp_path / "failed.txt")
     run.launch(WORDCOUNT_FAILED=failed)
     wait_until(lambda: run.check_running() or final_counts(run.output)[0] == expected_counts(),

@@ -8,18 +8,17 @@ emits a word per tuple, ``count`` (fields grouping on ``word``) appends ``<task>
 """
 
 import collections
-import io
 import os
 import sys
-import zipfile
 
+from test_supervisor_code import jar_bytes
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, NullStruct,
     ShellComponent, SpoutSpec, StormTopology, StreamInfo)
 
 COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
 WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py",
-                      "wc_flaky_split_bolt.py", "wc_silent_split_bolt.py")
+                      "wc_once_split_bolt.py")
 CORPUS = [
     "the cow jumped over the moon",
     "an apple a day keeps the doctor away",
@@ -27,15 +26,6 @@ CORPUS = [
     "snow white and the seven dwarfs",
     "i am at two with nature",
 ] * 4
-
-
-def jar_bytes(entries):
-    """A jar (zip) holding ``{name: bytes}``."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as jar:
-        for name, data in entries.items():
-            jar.writestr(name, data)
-    return buffer.getvalue()
 
 
 def word_count_jar(corpus=CORPUS, scripts=WORD_COUNT_SCRIPTS):
@@ -65,8 +55,8 @@ def common(inputs, fields, parallelism):
 
 def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py"):
     """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields).
-    ``wc_flaky_split_bolt.py`` as ``split_script`` fails each sentence once per task,
-    ``wc_silent_split_bolt.py`` drops it once (its tree times out)."""
+    ``wc_once_split_bolt.py`` as ``split_script`` fails (or drops) each sentence once per
+    task."""
     return StormTopology(
         spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
                                        common({}, ["sentence"], 1))},
