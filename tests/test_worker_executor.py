@@ -100,7 +100,7 @@ def test_a_throttled_spout_waits_and_asks_again():
     throttle = [True]
     spout = executor.ShellSpoutExecutor(
         shell_context(clock, throttled=lambda: throttle[0]), "spout", [1], {}, {},
-        stats.ExecutorStatsCollector("spout", clock.seconds), shell=None, on_child_died=None)
+        stats.ExecutorStatsCollector("spout", clock.seconds), command=None, on_child_died=None)
     spout.processes = {1: FakeProcess()}
     spout.active = True
     spout.children_ready()
@@ -121,7 +121,7 @@ def test_a_full_shell_bolt_has_no_room_until_an_ack():
         shell_context(clock, room_again=lambda: rooms.append(1),
                       **{"topology.executor.receive.buffer.size": 2}),
         "split", [5], {}, {}, stats.ExecutorStatsCollector("bolt", clock.seconds),
-        shell=None, on_child_died=None)
+        command=None, on_child_died=None)
     bolt.processes = {5: FakeProcess()}
     for _ in range(2):
         bolt.receive(executor.TupleImpl(1, "spout", "default", ["a"], UNANCHORED), 5)

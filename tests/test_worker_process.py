@@ -10,6 +10,7 @@ left.  With two ports, the two workers exchange tuples over the transport.
 """
 # test-case-name: tests.test_worker_process
 
+import base64
 import json
 import os
 import signal
@@ -364,6 +365,74 @@ def test_a_dying_bolt_is_reported_and_its_worker_exits_with_11(worker_run, wait_
     wait_until(lambda: not any(alive(pid) for pid in pids), timeout=15,
                what="every multilang child to exit")
 
+
+@pytest.mark.zookeeper
+def test_a_java_shell_bolt_runs_its_command(worker_run, wait_until):
+    """storm-starter's ``WordCountTopology$SplitSentence`` (a ShellBolt subclass, serialized
+    by Storm 1.2.4) runs ``python splitsentence.py`` from the jar's resources through the
+    multilang host: the counts are exact and no error is reported."""
+    run = worker_run(1)
+    run.submit(wait_until, "wc-java-shell",
+               word_count_jar(renamed={"splitsentence.py": "wc_split_bolt.py"}),
+               word_count(split_object=ComponentObject(serialized_java=SPLIT_SENTENCE_1_2_4)),
+               {"topology.workers": 1})
+    # "python" as the serialized command says: this interpreter (which has pystorm) first
+    run.launch(PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    wait_until(lambda: run.check_running() or final_counts(run.output)[0] == expected_counts(),
+               timeout=WORKER_START_SECS, what="exact word counts")
+    assert not (run.topology_info().errors or {}).get("split")
+
+
+# ``new WordCountTopology.SplitSentence()`` of storm-starter 1.2.2 on storm-core 1.2.4 (Java 17),
+# written with ObjectOutputStream, base64: its ShellBolt ``_command`` is
+# ["python", "splitsentence.py"].
+SPLIT_SENTENCE_1_2_4 = base64.b64decode(
+    "rO0ABXNyADhvcmcuYXBhY2hlLnN0b3JtLnN0YXJ0ZXIuV29yZENvdW50VG9wb2xvZ3kkU3BsaXRTZW50ZW5jZRXk"
+    "5bWyF65zAgAAeHIAH29yZy5hcGFjaGUuc3Rvcm0udGFzay5TaGVsbEJvbHT7SZYqudV6/AIAE1oADF9pc0xvY2Fs"
+    "TW9kZVoACF9ydW5uaW5nWgAPY2hhbmdlRGlyZWN0b3J5SQASd29ya2VyVGltZW91dE1pbGxzTAAKX2NvbGxlY3Rv"
+    "cnQAJ0xvcmcvYXBhY2hlL3N0b3JtL3Rhc2svT3V0cHV0Q29sbGVjdG9yO1sACF9jb21tYW5kdAATW0xqYXZhL2xh"
+    "bmcvU3RyaW5nO0wACF9jb250ZXh0dAAnTG9yZy9hcGFjaGUvc3Rvcm0vdGFzay9Ub3BvbG9neUNvbnRleHQ7TAAK"
+    "X2V4Y2VwdGlvbnQAFUxqYXZhL2xhbmcvVGhyb3dhYmxlO0wAB19pbnB1dHN0AA9MamF2YS91dGlsL01hcDtMAAtf"
+    "bG9nSGFuZGxlcnQAKExvcmcvYXBhY2hlL3N0b3JtL3V0aWxzL1NoZWxsTG9nSGFuZGxlcjtMAA5fcGVuZGluZ1dy"
+    "aXRlc3QALkxvcmcvYXBhY2hlL3N0b3JtL3V0aWxzL1NoZWxsQm9sdE1lc3NhZ2VRdWV1ZTtMAAhfcHJvY2Vzc3QA"
+    "JUxvcmcvYXBhY2hlL3N0b3JtL3V0aWxzL1NoZWxsUHJvY2VzcztMAAVfcmFuZHQAEkxqYXZhL3V0aWwvUmFuZG9t"
+    "O0wADV9yZWFkZXJUaHJlYWR0ABJMamF2YS9sYW5nL1RocmVhZDtMAA1fd3JpdGVyVGhyZWFkcQB+AAtMAANlbnZx"
+    "AH4ABkwAGGhlYXJ0QmVhdEV4ZWN1dG9yU2VydmljZXQAL0xqYXZhL3V0aWwvY29uY3VycmVudC9TY2hlZHVsZWRF"
+    "eGVjdXRvclNlcnZpY2U7TAAWbGFzdEhlYXJ0YmVhdFRpbWVzdGFtcHQAKExqYXZhL3V0aWwvY29uY3VycmVudC9h"
+    "dG9taWMvQXRvbWljTG9uZztMABFzZW5kSGVhcnRiZWF0RmxhZ3QAK0xqYXZhL3V0aWwvY29uY3VycmVudC9hdG9t"
+    "aWMvQXRvbWljQm9vbGVhbjt4cAABAQAAAABwdXIAE1tMamF2YS5sYW5nLlN0cmluZzut0lbn6R17RwIAAHhwAAAA"
+    "AnQABnB5dGhvbnQAEHNwbGl0c2VudGVuY2UucHlwcHNyACZqYXZhLnV0aWwuY29uY3VycmVudC5Db25jdXJyZW50"
+    "SGFzaE1hcGSZ3hKdhyk9AwADSQALc2VnbWVudE1hc2tJAAxzZWdtZW50U2hpZnRbAAhzZWdtZW50c3QAMVtMamF2"
+    "YS91dGlsL2NvbmN1cnJlbnQvQ29uY3VycmVudEhhc2hNYXAkU2VnbWVudDt4cAAAAA8AAAAcdXIAMVtMamF2YS51"
+    "dGlsLmNvbmN1cnJlbnQuQ29uY3VycmVudEhhc2hNYXAkU2VnbWVudDtSdz9BMps5dAIAAHhwAAAAEHNyAC5qYXZh"
+    "LnV0aWwuY29uY3VycmVudC5Db25jdXJyZW50SGFzaE1hcCRTZWdtZW50HzZMkFiTKT0CAAFGAApsb2FkRmFjdG9y"
+    "eHIAKGphdmEudXRpbC5jb25jdXJyZW50LmxvY2tzLlJlZW50cmFudExvY2tmVagsLMhq6wIAAUwABHN5bmN0AC9M"
+    "amF2YS91dGlsL2NvbmN1cnJlbnQvbG9ja3MvUmVlbnRyYW50TG9jayRTeW5jO3hwc3IANGphdmEudXRpbC5jb25j"
+    "dXJyZW50LmxvY2tzLlJlZW50cmFudExvY2skTm9uZmFpclN5bmNliDLnU3u/CwIAAHhyAC1qYXZhLnV0aWwuY29u"
+    "Y3VycmVudC5sb2Nrcy5SZWVudHJhbnRMb2NrJFN5bmO4HqKUqkRafAIAAHhyADVqYXZhLnV0aWwuY29uY3VycmVu"
+    "dC5sb2Nrcy5BYnN0cmFjdFF1ZXVlZFN5bmNocm9uaXplcmZVqEN1P1LjAgABSQAFc3RhdGV4cgA2amF2YS51dGls"
+    "LmNvbmN1cnJlbnQubG9ja3MuQWJzdHJhY3RPd25hYmxlU3luY2hyb25pemVyM9+vua1tb6kCAAB4cAAAAAA/QAAA"
+    "c3EAfgAZc3EAfgAdAAAAAD9AAABzcQB+ABlzcQB+AB0AAAAAP0AAAHNxAH4AGXNxAH4AHQAAAAA/QAAAc3EAfgAZ"
+    "c3EAfgAdAAAAAD9AAABzcQB+ABlzcQB+AB0AAAAAP0AAAHNxAH4AGXNxAH4AHQAAAAA/QAAAc3EAfgAZc3EAfgAd"
+    "AAAAAD9AAABzcQB+ABlzcQB+AB0AAAAAP0AAAHNxAH4AGXNxAH4AHQAAAAA/QAAAc3EAfgAZc3EAfgAdAAAAAD9A"
+    "AABzcQB+ABlzcQB+AB0AAAAAP0AAAHNxAH4AGXNxAH4AHQAAAAA/QAAAc3EAfgAZc3EAfgAdAAAAAD9AAABzcQB+"
+    "ABlzcQB+AB0AAAAAP0AAAHNxAH4AGXNxAH4AHQAAAAA/QAAAcHB4cHNyACxvcmcuYXBhY2hlLnN0b3JtLnV0aWxz"
+    "LlNoZWxsQm9sdE1lc3NhZ2VRdWV1ZSmy3QghHBcQAgAETAAMYm9sdE1zZ1F1ZXVldAAqTGphdmEvdXRpbC9jb25j"
+    "dXJyZW50L0xpbmtlZEJsb2NraW5nUXVldWU7TAAIbm90RW1wdHl0ACZMamF2YS91dGlsL2NvbmN1cnJlbnQvbG9j"
+    "a3MvQ29uZGl0aW9uO0wACHRha2VMb2NrdAAqTGphdmEvdXRpbC9jb25jdXJyZW50L2xvY2tzL1JlZW50cmFudExv"
+    "Y2s7TAAMdGFza0lkc1F1ZXVldAAWTGphdmEvdXRpbC9MaW5rZWRMaXN0O3hwc3IAKGphdmEudXRpbC5jb25jdXJy"
+    "ZW50LkxpbmtlZEJsb2NraW5nUXVldWWgMEygQOWB9gMABkkACGNhcGFjaXR5TAAFY291bnR0ACtMamF2YS91dGls"
+    "L2NvbmN1cnJlbnQvYXRvbWljL0F0b21pY0ludGVnZXI7TAAIbm90RW1wdHlxAH4AQkwAB25vdEZ1bGxxAH4AQkwA"
+    "B3B1dExvY2txAH4AQ0wACHRha2VMb2NrcQB+AEN4cH////9zcgApamF2YS51dGlsLmNvbmN1cnJlbnQuYXRvbWlj"
+    "LkF0b21pY0ludGVnZXJWP17MjGwWigIAAUkABXZhbHVleHIAEGphdmEubGFuZy5OdW1iZXKGrJUdC5TgiwIAAHhw"
+    "AAAAAHNyAEVqYXZhLnV0aWwuY29uY3VycmVudC5sb2Nrcy5BYnN0cmFjdFF1ZXVlZFN5bmNocm9uaXplciRDb25k"
+    "aXRpb25PYmplY3QQStUFhVxq6wIAAUwABnRoaXMkMHQAN0xqYXZhL3V0aWwvY29uY3VycmVudC9sb2Nrcy9BYnN0"
+    "cmFjdFF1ZXVlZFN5bmNocm9uaXplcjt4cHNxAH4AHQAAAAFzcQB+AExzcQB+AB0AAAABc3EAfgAacQB+AFFzcQB+"
+    "ABpxAH4AT3B4c3EAfgBMc3EAfgAdAAAAAHNxAH4AGnEAfgBVc3IAFGphdmEudXRpbC5MaW5rZWRMaXN0DClTXUpg"
+    "iCIDAAB4cHcEAAAAAHhwcHBwc3IAEWphdmEudXRpbC5IYXNoTWFwBQfawcMWYNEDAAJGAApsb2FkRmFjdG9ySQAJ"
+    "dGhyZXNob2xkeHA/QAAAAAAAAHcIAAAAEAAAAAB4cHNyACZqYXZhLnV0aWwuY29uY3VycmVudC5hdG9taWMuQXRv"
+    "bWljTG9uZxrA+rR3ABcYAgABSgAFdmFsdWV4cQB+AEoAAAAAAAAAAHNyAClqYXZhLnV0aWwuY29uY3VycmVudC5h"
+    "dG9taWMuQXRvbWljQm9vbGVhbkCYtwpPP/wzAgABSQAFdmFsdWV4cAAAAAA=")
 
 JAVA_CLASS = "org.apache.storm.starter.WordCountTopology$WordCount"
 

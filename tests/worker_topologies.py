@@ -28,13 +28,14 @@ CORPUS = [
 ] * 4
 
 
-def word_count_jar(corpus=CORPUS, scripts=WORD_COUNT_SCRIPTS):
-    """The jar: the ``scripts`` of multilang_components/ (the word count's by default) and
-    ``corpus.txt`` under ``resources/``."""
+def word_count_jar(corpus=CORPUS, scripts=WORD_COUNT_SCRIPTS, renamed=None):
+    """The jar: the ``scripts`` of multilang_components/ (the word count's by default),
+    ``{name in the jar: script}`` of ``renamed``, and ``corpus.txt`` under ``resources/``."""
     entries = {"resources/corpus.txt": "".join(line + "\n" for line in corpus).encode()}
-    for script in scripts:
+    for name, script in [(script, script) for script in scripts] + list(
+            (renamed or {}).items()):
         with open(os.path.join(COMPONENTS_DIR, script), "rb") as f:
-            entries["resources/" + script] = f.read()
+            entries["resources/" + name] = f.read()
     return jar_bytes(entries)
 
 
@@ -53,15 +54,16 @@ def common(inputs, fields, parallelism):
                            parallelism_hint=parallelism)
 
 
-def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py"):
+def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py",
+               split_object=None):
     """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields).
     ``wc_once_split_bolt.py`` as ``split_script`` fails (or drops) each sentence once per
-    task."""
+    task.  ``split_object`` replaces the split bolt's ComponentObject."""
     return StormTopology(
         spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
                                        common({}, ["sentence"], 1))},
         bolts={
-            "split": Bolt(shell(split_script), common(
+            "split": Bolt(split_object or shell(split_script), common(
                 {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},
                 ["word"], split_parallelism)),
             "count": Bolt(shell("wc_count_bolt.py"), common(

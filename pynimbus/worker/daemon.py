@@ -36,8 +36,9 @@ from pynimbus.worker.executor import (
     AckerExecutor, NoopBoltExecutor, ShellBoltExecutor, ShellSpoutExecutor, TupleImpl,
     WorkerContext, receive_message_id)
 from pynimbus.worker.groupings import (
-    GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
-    read_java_class_name)
+    GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
+from pynimbus.worker.java_components import (
+    SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
 from pynimbus.worker.message_id import mk_id_source
 from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.stats import (
@@ -246,19 +247,35 @@ class WorkerDaemon(object):
         if component is None or component_id.startswith("__"):
             return NoopBoltExecutor(*args)
         obj = component.spout_object if is_spout else component.bolt_object
-        if obj is not None and obj.shell is not None:
+        command, env = self._shell_command(obj, is_spout)
+        if command is not None:
             cls = ShellSpoutExecutor if is_spout else ShellBoltExecutor
-            executor = cls(*args, shell=obj.shell, on_child_died=self._child_died)
+            executor = cls(*args, command=command, on_child_died=self._child_died, env=env)
             (self._spouts if is_spout else self._bolts).append(executor)
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))
         return None
 
     @staticmethod
+    def _shell_command(obj, is_spout):
+        """The argv and environment of a multilang component: a ``ShellComponent``'s
+        ``[execution_command, script]``, or what a serialized ShellBolt/ShellSpout subclass
+        was built with; ``(None, None)`` for anything else."""
+        if obj is None:
+            return None, None
+        if obj.shell is not None:
+            return [obj.shell.execution_command, obj.shell.script], {}
+        if obj.serialized_java is not None:
+            java = read_java_shell_component(
+                obj.serialized_java, SHELL_SPOUT_CLASS if is_spout else SHELL_BOLT_CLASS)
+            if java is not None:
+                return java.command, java.env
+        return None, None
+
+    @staticmethod
     def _unrunnable(component_id, obj):
         if obj is not None and obj.serialized_java is not None:
-            java = read_java_class_name(obj.serialized_java)
-            name = java.class_name if java is not None else "(unreadable Java object)"
+            name = java_class_name(obj.serialized_java)
         elif obj is not None and obj.java_object is not None:
             name = obj.java_object.full_class_name
         else:

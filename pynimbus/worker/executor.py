@@ -25,7 +25,7 @@ from pynimbus.worker.multilang.serializers import serializer_for
 from pynimbus.worker.multilang.shell_msg import (
     Ack, Emit, Fail, MultilangProtocolError, ReportError, ShellBoltInputs, Sync,
     needs_task_ids_reply, subprocess_timeout_secs)
-from pynimbus.worker.multilang.shell_process import BOLT, SPOUT, ShellProcess
+from pynimbus.worker.multilang.shell_process import BOLT, SPOUT, ShellProcess, child_env
 from pynimbus.worker.multilang.topology_context import topology_context_json
 from pynimbus.worker.spout_pending import ACK, SpoutPending, executor_max_spout_pending
 
@@ -202,14 +202,17 @@ class AckerExecutor(Executor):
 
 
 class ShellExecutor(Executor):
-    """The common part of shell spouts and bolts: one :class:`ShellProcess` per task."""
+    """The common part of shell spouts and bolts: one :class:`ShellProcess` per task,
+    running ``command`` (argv) in the resources directory with ``env`` added to the
+    worker's environment (``ShellProcess.modifyEnvironment``)."""
 
     kind = None
 
     def __init__(self, context, component_id, task_ids, groupers, component_conf, stats,
-                 shell, on_child_died):
+                 command, on_child_died, env=None):
         super().__init__(context, component_id, task_ids, groupers, component_conf, stats)
-        self.shell = shell
+        self.command = command
+        self.env = env or {}
         self.on_child_died = on_child_died
         self.processes = {}
 
@@ -219,7 +222,7 @@ class ShellExecutor(Executor):
         conf = self.context.storm_conf
         serializer = serializer_for(conf)
         timeout = subprocess_timeout_secs(conf)
-        command = [self.shell.execution_command, self.shell.script]
+        env = child_env(self.context.child_env, self.env)
         handshakes = []
         for task_id in self.task_ids:
             process = ShellProcess(
@@ -230,8 +233,8 @@ class ShellExecutor(Executor):
             context_json = topology_context_json(self.context.user_topology,
                                                  self.context.task_to_component, task_id)
             handshakes.append(process.launch(
-                self.context.reactor, command, self.context.resources_dir,
-                self.context.child_env, self.context.pid_dir, conf, context_json))
+                self.context.reactor, self.command, self.context.resources_dir,
+                env, self.context.pid_dir, conf, context_json))
         return defer.DeferredList(handshakes, fireOnOneErrback=True, consumeErrors=True)
 
     def stop(self):
