@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import random
-import sys
 import time
 
 from twisted.internet import defer, task
@@ -487,7 +486,3 @@ def run_worker(conf, storm_id, supervisor_id, port, worker_id):
     reactor.run()
     cluster_state.close()
     return worker.exit_code
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit("run as python -m pynimbus.worker")

@@ -42,9 +42,9 @@ SPOUT_IDLE_WAIT_SECS = 0.001
 
 WorkerContext = collections.namedtuple(
     "WorkerContext",
-    "storm_id storm_conf system_topology user_topology task_to_component transfer report_error reactor "
-    "now_ms generate_id has_ackers resources_dir pid_dir child_env compat throttled "
-    "room_again")
+    "storm_id storm_conf system_topology user_topology task_to_component transfer "
+    "report_error reactor now_ms generate_id has_ackers resources_dir pid_dir child_env "
+    "compat throttled room_again")
 WorkerContext.__doc__ = """What an executor reads from its worker.
 
 ``transfer(dest_task, source_task, stream, message_id, values)`` delivers one tuple (local or
