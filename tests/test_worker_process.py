@@ -23,8 +23,8 @@ import pytest
 from nimbus_process import REPO, NimbusProcess, free_port
 from test_supervisor_code import assignment_to, register
 from worker_topologies import (
-    CORPUS, WORD_COUNT_SCRIPTS, expected_counts, final_counts, sentences_into, word_count,
-    word_count_jar)
+    CORPUS, GROUPING_COUNT, GROUPING_SCRIPTS, WORD_COUNT_SCRIPTS, every_grouping,
+    expected_counts, final_counts, recorded, sentences_into, word_count, word_count_jar)
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.config import default_config
@@ -32,7 +32,7 @@ from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, KillOptions, NullStruct)
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor import code
-from pynimbus.worker import daemon
+from pynimbus.worker import daemon, groupings
 
 WORKER_START_SECS = 60
 MSGPACK_SERIALIZER = "org.apache.storm.multilang.MessagePackSerializer"
@@ -296,6 +296,43 @@ def test_failed_tuples_are_replayed_until_acked(worker_run, wait_until, first_at
     wait_until(all_acked, timeout=WORKER_START_SECS, what="every sentence acked once")
     with open(failed) as f:
         assert len(f.readlines()) >= len(set(CORPUS))  # each distinct sentence failed once
+
+
+@pytest.mark.zookeeper
+def test_each_grouping_delivers_to_the_right_tasks(worker_run, wait_until):
+    """Over two workers, counted per task: all gives every task every tuple, global the
+    lowest task, fields the task Java's hash picks, shuffle/none/local-or-shuffle each tuple
+    once, direct the task the spout named."""
+    run = worker_run(2)
+    topology = every_grouping()
+    run.submit(wait_until, "groupings", word_count_jar(scripts=GROUPING_SCRIPTS), topology,
+               {"topology.workers": 2, "topology.acker.executors": 0})
+    run.launch()
+    values = list(range(GROUPING_COUNT))
+    tasks = {}
+    for e in run.topology_info().executors:
+        tasks.setdefault(e.component_id, []).extend(
+            range(e.executor_info.task_start, e.executor_info.task_end + 1))
+    fields = groupings.FieldsGrouper(["n"], ["n"], sorted(tasks["fields"]))
+    low, high = sorted(tasks["global"]), sorted(tasks["direct"])
+    expected = {
+        "all": {task: values for task in tasks["all"]},
+        "global": {low[0]: values},
+        "fields": {},
+        "direct": {high[-1]: values},
+    }
+    for n in values:
+        [task] = fields(0, [n])
+        expected["fields"].setdefault(task, []).append(n)
+
+    def delivered():
+        run.check_running()
+        got = recorded(run.output)
+        return (all({t: sorted(v) for t, v in got[c].items()} == expected[c]
+                    for c in expected)
+                and all(sorted(sum(got[c].values(), [])) == values
+                        for c in ("shuffle", "none", "local_or_shuffle")))
+    wait_until(delivered, timeout=WORKER_START_SECS, what="every grouping's tuples")
 
 
 @pytest.mark.zookeeper

@@ -84,6 +84,39 @@ def sentences_into(script, component_id):
         state_spouts={})
 
 
+GROUPING_SCRIPTS = ("grouping_spout.py", "recorder_bolt.py")
+GROUPING_COUNT = 20  # grouping_spout.py's COUNT
+
+
+def every_grouping():
+    """A spout emitting 0..19 on ``default`` (field ``n``) and the same on the direct stream
+    ``direct``, and one recording bolt of two tasks per grouping, named after it."""
+    groupings = {"shuffle": Grouping(shuffle=NullStruct()), "fields": Grouping(fields=["n"]),
+                 "all": Grouping(all=NullStruct()), "global": Grouping(fields=[]),
+                 "none": Grouping(none=NullStruct()),
+                 "local_or_shuffle": Grouping(local_or_shuffle=NullStruct())}
+    bolts = {name: Bolt(shell("recorder_bolt.py"), common(
+        {GlobalStreamId("numbers", "default"): grouping}, ["n"], 2))
+        for name, grouping in groupings.items()}
+    bolts["direct"] = Bolt(shell("recorder_bolt.py"), common(
+        {GlobalStreamId("numbers", "direct"): Grouping(direct=NullStruct())}, ["n"], 2))
+    spout_common = common({}, ["n"], 1)
+    spout_common.streams["direct"] = StreamInfo(output_fields=["n"], direct=True)
+    return StormTopology(spouts={"numbers": SpoutSpec(shell("grouping_spout.py"), spout_common)},
+                         bolts=bolts, state_spouts={})
+
+
+def recorded(path):
+    """``{component: {task: [values]}}`` from recorder_bolt.py's output."""
+    ret = collections.defaultdict(lambda: collections.defaultdict(list))
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                component, task, value = line.split()
+                ret[component][int(task)].append(int(value))
+    return ret
+
+
 def final_counts(path):
     """``{word: count}`` from the count bolt's output (the last line of each word), and
     ``{word: set of tasks}`` that counted it."""
