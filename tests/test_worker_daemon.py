@@ -24,6 +24,7 @@ def test_remote_tasks_map_to_their_workers_host_and_port():
 
 def test_worker_dirs_follow_storm_layout(tmp_path):
     conf = {"storm.local.dir": str(tmp_path)}
-    assert daemon.worker_pids_root(conf, "w1") == str(tmp_path / "workers" / "w1" / "pids")
-    assert daemon.worker_heartbeats_root(conf, "w1") == str(
-        tmp_path / "workers" / "w1" / "heartbeats")
+    w = "0b8f7a34-3c5e-4c0a-9a55-2f1d6c4e9b10"
+    assert daemon.worker_pids_root(conf, w) == str(tmp_path / "workers" / w / "pids")
+    assert daemon.worker_heartbeats_root(conf, w) == str(
+        tmp_path / "workers" / w / "heartbeats")

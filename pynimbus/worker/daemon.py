@@ -27,6 +27,8 @@ from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.generated.storm.ttypes import StormTopology, TopologyStatus
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor.registration import supervisor_hostname
+from pynimbus.supervisor.worker_dirs import (
+    LS_WORKER_HEARTBEAT, touch_worker_pid, worker_heartbeats_root, worker_pids_root)
 from pynimbus.supervisor.code import (
     RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path,
     supervisor_stormdist_root)
@@ -47,24 +49,8 @@ from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport
 
 log = logging.getLogger(__name__)
 
-LS_WORKER_HEARTBEAT = "worker-heartbeat"  # Constants/LocalState key of the worker's beat
 SYSTEM_EXECUTOR = (-1, -1)  # the worker's own __system executor, in its beats
 EXIT_CODE_CHILD_DIED = 11  # ShellBolt.die: Runtime.halt(11)
-
-
-def worker_root(conf, worker_id):
-    """Port of ``ConfigUtils.workerRoot``: ``<storm.local.dir>/workers/<worker id>``."""
-    return os.path.join(conf["storm.local.dir"], "workers", worker_id)
-
-
-def worker_pids_root(conf, worker_id):
-    """Port of ``ConfigUtils.workerPidsRoot``."""
-    return os.path.join(worker_root(conf, worker_id), "pids")
-
-
-def worker_heartbeats_root(conf, worker_id):
-    """Port of ``ConfigUtils.workerHeartbeatsRoot``."""
-    return os.path.join(worker_root(conf, worker_id), "heartbeats")
 
 
 def read_supervisor_storm_conf(conf, storm_id):
@@ -181,9 +167,8 @@ class WorkerDaemon(object):
         self._start_loops()
 
     def _write_pid_file(self):
-        pids = worker_pids_root(self.supervisor_conf, self.worker_id)
-        os.makedirs(pids, exist_ok=True)
-        open(os.path.join(pids, str(os.getpid())), "w").close()
+        os.makedirs(worker_pids_root(self.supervisor_conf, self.worker_id), exist_ok=True)
+        touch_worker_pid(self.supervisor_conf, self.worker_id, os.getpid())
         self._local_state = LocalState(
             worker_heartbeats_root(self.supervisor_conf, self.worker_id))
 

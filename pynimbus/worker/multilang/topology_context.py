@@ -1,8 +1,9 @@
 """The ``context`` of the multilang handshake (pure).
 
 Port of Storm 1.2.4 ``TopologyContext.toJSONString`` (same keys in 2.8.8), built from the
-system topology (the one ``pynimbus.clojure_port.system_topology`` makes, with the acker and
-system streams) and the topology's ``{task id: component id}``.
+user topology (upstream's ``user-topology-context``: a shell component sees the topology as
+submitted, without the acker and system components and streams) and the topology's
+``{task id: component id}``.
 """
 
 from pynimbus.clojure_port.system_topology import all_components
@@ -15,7 +16,7 @@ _GROUPING_TYPES = (
 )
 
 
-def topology_context_json(system_topology, task_to_component, task_id):
+def topology_context_json(topology, task_to_component, task_id):
     """The context a multilang child receives for ``task_id``.
 
     JSON object keys are strings, as json-simple writes them, whatever the serializer.
@@ -23,10 +24,10 @@ def topology_context_json(system_topology, task_to_component, task_id):
     :raises KeyError: ``task_id`` is no task of the topology.
     """
     component_id = task_to_component[task_id]
-    components = all_components(system_topology)
+    components = all_components(topology)
     common = components[component_id].common
     sources = _sources(common)
-    targets = get_targets(system_topology, component_id)
+    targets = get_targets(topology, component_id)
     return {
         "task->component": {str(task): comp for task, comp in task_to_component.items()},
         "taskid": task_id,
