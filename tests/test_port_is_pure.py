@@ -1,7 +1,6 @@
 """The pure core imports no Twisted, kazoo or sqlite3 and touches no file when imported."""
 # test-case-name: tests.test_port_is_pure
 
-import ast
 import json
 import os
 import pkgutil
@@ -11,6 +10,7 @@ import sys
 import pytest
 
 import pynimbus.clojure_port
+from purity import imported_modules
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FORBIDDEN = ("twisted", "kazoo", "sqlite3", "_sqlite3")
@@ -64,12 +64,5 @@ def test_importing_a_core_module_loads_no_io_library_and_opens_no_file(module):
 @pytest.mark.parametrize("path", sorted(_sources()), ids=os.path.basename)
 def test_core_sources_import_no_io_library(path):
     """No clojure_port source file imports Twisted, kazoo or sqlite3, even lazily."""
-    with open(path) as f:
-        tree = ast.parse(f.read(), path)
-    imported = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            imported.append(node.module)
+    imported = sorted(imported_modules(path))
     assert [m for m in imported if m.split(".")[0] in FORBIDDEN] == []

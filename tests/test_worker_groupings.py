@@ -1,7 +1,6 @@
 """Storm's groupers on literal data (pynimbus.worker.groupings)."""
 # test-case-name: tests.test_worker_groupings
 
-import ast
 import base64
 import collections
 import random
@@ -19,6 +18,7 @@ from pynimbus.generated.storm.ttypes import (
     SpoutSpec, StormTopology, StreamInfo)
 from pynimbus.worker import groupings
 from pynimbus.worker.groupings import DIRECT, GroupingError
+from purity import imported_modules
 
 # Expected numbers below were computed once with Storm 1.2.4's own classes on Java 17
 # (storm-core-1.2.4.jar: TupleUtils.listHashCode, Math.floorMod as mk-fields-grouper's mod,
@@ -412,13 +412,6 @@ def test_outbound_components_uses_storm_task_ids_of_the_system_topology():
 def test_groupings_module_is_pure():
     """No Twisted, sockets, files, processes or clocks: stdlib value modules, the port and
     javaobj (a parser of bytes)."""
-    with open(groupings.__file__) as source:
-        tree = ast.parse(source.read())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            imported.add(node.module)
+    imported = imported_modules(groupings)
     assert imported <= {"collections", "struct", "pynimbus.clojure_port.java_hash_map",
                         "pynimbus.clojure_port.system_topology", "javaobj.v2"}

@@ -1,6 +1,5 @@
 """The multilang host (pynimbus/worker/multilang): framing, messages, context, real children."""
 
-import ast
 import os
 import sys
 import time
@@ -49,6 +48,7 @@ from pynimbus.worker.multilang.shell_msg import (
 )
 from pynimbus.worker.multilang.shell_process import BOLT, SPOUT, ShellProcess, child_env
 from pynimbus.worker.multilang.topology_context import topology_context_json
+from purity import imported_modules
 
 COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
 WAIT_SECS = 20
@@ -61,14 +61,7 @@ IO_MODULES = {"twisted", "socket", "os", "io", "time", "random", "subprocess", "
 @pytest.mark.parametrize("name", PURE_MODULES)
 def test_pure_modules_import_no_io(name):
     path = os.path.join(os.path.dirname(multilang_package.__file__), name)
-    with open(path) as source:
-        tree = ast.parse(source.read())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            imported.add(node.module.split(".")[0])
+    imported = {m.split(".")[0] for m in imported_modules(path)}
     assert not imported & IO_MODULES
 
 

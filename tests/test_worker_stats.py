@@ -1,6 +1,5 @@
 """Tests for pynimbus.worker.stats: executor stats as Storm 1.2.4's stats.clj writes them."""
 
-import ast
 import json
 import random
 
@@ -14,6 +13,7 @@ from pynimbus.generated.storm.ttypes import (
     GlobalStreamId, LSWorkerHeartbeat, ShellComponent, SpoutSpec, StormTopology)
 from pynimbus.worker import stats
 from tests.fake_clock import FakeClock
+from tests.purity import imported_modules
 
 T0 = 1700000000.0
 BUCKET_S = stats.ROTATE_PERIOD_MS / 1000.0  # 31.578 s
@@ -379,12 +379,5 @@ def test_ls_worker_heartbeat_lists_the_executors():
 
 def test_stats_module_is_pure():
     """No Twisted, sockets, files or clocks: the stdlib's random and the generated structs."""
-    with open(stats.__file__) as source:
-        tree = ast.parse(source.read())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            imported.add(node.module)
+    imported = imported_modules(stats)
     assert imported == {"random", "pynimbus.generated.storm.ttypes"}
