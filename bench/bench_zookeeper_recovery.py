@@ -18,7 +18,6 @@ did not recover within the limit.  Prints figures; asserts nothing.
 """
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -31,7 +30,7 @@ sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
 from kazoo.client import KazooClient  # noqa: E402
 
-from nimbus_process import NimbusProcess, RawClient, RemoteError  # noqa: E402
+from nimbus_process import NimbusProcess, RawClient, RemoteError, zookeeper_options  # noqa: E402
 from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 
 SESSION_TIMEOUT_MS = 6000
@@ -97,9 +96,7 @@ def time_recovery(zk, daemons, since):
 
 
 def start_pynimbus(zk, generation, workdir, root):
-    proc = NimbusProcess(workdir, options=[
-        "storm.zookeeper.servers=%s" % json.dumps(zk.servers),
-        "storm.zookeeper.port=%d" % zk.port, "storm.zookeeper.root=" + root,
+    proc = NimbusProcess(workdir, options=zookeeper_options(zk.servers, zk.port, root) + [
         "storm.zookeeper.session.timeout=%d" % SESSION_TIMEOUT_MS,
         "pynimbus.storm.compat=" + generation], log_level="WARNING")
     proc.start(timeout=60)

@@ -3,6 +3,7 @@
 Used by the wire tests (``tests/compat``) and by ``bench/bench_server.py``:
 
 * :func:`free_port` - a loopback TCP port nobody listens on (bind port 0, read it, close);
+* :func:`zookeeper_options` - the ``-c`` options that put its cluster state on a ZooKeeper;
 * :class:`NimbusProcess` - ``start()`` launches the daemon with a temp ``storm.local.dir`` and
   polls, with a deadline, until a Thrift ``getClusterInfo`` is answered; ``stop()`` sends SIGTERM,
   waits with a deadline and returns the exit code (SIGKILL and :class:`NimbusDidNotStop` if it
@@ -12,6 +13,7 @@ Used by the wire tests (``tests/compat``) and by ``bench/bench_server.py``:
 """
 
 import collections
+import json
 import os
 import signal
 import socket
@@ -47,6 +49,14 @@ def free_port(host=LOOPBACK):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def zookeeper_options(servers, port, root):
+    """The ``-c`` strings for a :class:`NimbusProcess` keeping its state on a ZooKeeper:
+    ``storm.zookeeper.servers`` (a JSON list), ``storm.zookeeper.port`` and ``.root``."""
+    return ["storm.zookeeper.servers=%s" % json.dumps(servers),
+            "storm.zookeeper.port=%d" % port,
+            "storm.zookeeper.root=%s" % root]
 
 
 class RemoteError(Exception):

@@ -8,13 +8,12 @@ message, never an internal error.
 """
 # test-case-name: tests.test_hostile_ids
 
-import json
 import uuid
 
 import pytest
 from thrift.Thrift import TApplicationException
 
-from nimbus_process import RemoteError
+from nimbus_process import RemoteError, zookeeper_options
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ErrorInfo, GlobalStreamId, Grouping, InvalidTopologyException,
     NotAliveException, NullStruct, SpoutSpec, StormTopology, StreamInfo)
@@ -32,9 +31,8 @@ class ZooKeeperCluster(ScenarioCluster):
 
     def __init__(self, tmp_path, **kwargs):
         conf = self.zookeeper.storm_conf()
-        options = ["storm.zookeeper.servers=%s" % json.dumps(conf["storm.zookeeper.servers"]),
-                   "storm.zookeeper.port=%d" % conf["storm.zookeeper.port"],
-                   "storm.zookeeper.root=/hostile-ids-%s" % uuid.uuid4().hex]
+        options = zookeeper_options(conf["storm.zookeeper.servers"], conf["storm.zookeeper.port"],
+                                    "/hostile-ids-%s" % uuid.uuid4().hex)
         super().__init__(tmp_path, options=options + list(kwargs.pop("options", ())), **kwargs)
 
 

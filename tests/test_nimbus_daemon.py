@@ -4,11 +4,10 @@ Each backend is exercised: the embedded store shared through a directory, and a 
 ZooKeeper started by the session fixture.
 """
 
-import json
 
 import pytest
 
-from nimbus_process import NimbusProcess, RawClient
+from nimbus_process import NimbusProcess, RawClient, zookeeper_options
 
 
 def _cluster_options(kind, tmp_path, request):
@@ -16,10 +15,9 @@ def _cluster_options(kind, tmp_path, request):
         return ["pynimbus.embedded.state.dir=%s" % (tmp_path / "shared-state")]
     zk = request.getfixturevalue("zookeeper_server")
     conf = zk.storm_conf()
-    return ["storm.zookeeper.servers=%s" % json.dumps(conf["storm.zookeeper.servers"]),
-            "storm.zookeeper.port=%d" % conf["storm.zookeeper.port"],
-            "storm.zookeeper.root=/daemon-test-%s" % tmp_path.name,
-            "storm.zookeeper.session.timeout=4000"]
+    return zookeeper_options(conf["storm.zookeeper.servers"], conf["storm.zookeeper.port"],
+                             "/daemon-test-%s" % tmp_path.name) + [
+        "storm.zookeeper.session.timeout=4000"]
 
 
 @pytest.fixture(params=["embedded", pytest.param("zookeeper", marks=pytest.mark.zookeeper)])

@@ -6,13 +6,12 @@ session, nimbus must serve again by itself, registered under ``/nimbuses`` and l
 ``/leader-lock``; while ZooKeeper is away calls fail at once, saying so; SIGTERM exits.
 """
 
-import json
 import signal
 import time
 
 import pytest
 
-from nimbus_process import NimbusProcess, RawClient, RemoteError
+from nimbus_process import NimbusProcess, RawClient, RemoteError, zookeeper_options
 from test_nimbus_scenarios import spout, topology
 
 pytestmark = pytest.mark.zookeeper
@@ -26,10 +25,8 @@ def zookeeper(own_zookeeper):
 
 
 def start_nimbus(tmp_path, zookeeper, *options):
-    proc = NimbusProcess(tmp_path, options=[
-        "storm.zookeeper.servers=%s" % json.dumps(zookeeper.servers),
-        "storm.zookeeper.port=%d" % zookeeper.port,
-        "storm.zookeeper.root=" + ROOT,
+    proc = NimbusProcess(tmp_path, options=zookeeper_options(
+        zookeeper.servers, zookeeper.port, ROOT) + [
         "nimbus.monitor.freq.secs=1",
         "topology.acker.executors=0",
         "topology.eventlogger.executors=0"] + list(options))
