@@ -4,6 +4,7 @@ Used by the wire tests (``tests/compat``) and by ``bench/bench_server.py``:
 
 * :func:`free_port` - a loopback TCP port nobody listens on (bind port 0, read it, close);
 * :func:`zookeeper_options` - the ``-c`` options that put its cluster state on a ZooKeeper;
+* :func:`nimbus_on_zookeeper` - a fixture body: a started daemon on a ZooKeeper, stopped after;
 * :class:`NimbusProcess` - ``start()`` launches the daemon with a temp ``storm.local.dir`` and
   polls, with a deadline, until a Thrift ``getClusterInfo`` is answered; ``stop()`` sends SIGTERM,
   waits with a deadline and returns the exit code (SIGKILL and :class:`NimbusDidNotStop` if it
@@ -249,3 +250,16 @@ class NimbusProcess:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1])
         return None
+
+
+def nimbus_on_zookeeper(zookeeper_conf, tmp_path, *options):
+    """A fixture body: yield a started :class:`NimbusProcess` in ``tmp_path / "nimbus"`` on the
+    ZooKeeper of ``zookeeper_conf`` (its servers, port and root) with the extra ``options``,
+    and stop it afterwards."""
+    (tmp_path / "nimbus").mkdir()
+    proc = NimbusProcess(tmp_path / "nimbus", options=zookeeper_options(
+        zookeeper_conf["storm.zookeeper.servers"], zookeeper_conf["storm.zookeeper.port"],
+        zookeeper_conf["storm.zookeeper.root"]) + list(options))
+    proc.start(timeout=60)
+    yield proc
+    proc.stop()

@@ -17,7 +17,7 @@ import zipfile
 import pytest
 from twisted.internet import defer, task
 
-from nimbus_process import NimbusProcess, zookeeper_options
+from nimbus_process import nimbus_on_zookeeper
 from test_nimbus_scenarios import spout, topology
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
@@ -83,15 +83,9 @@ def test_stormdist_root_url_encodes_the_id_and_refuses_dots(tmp_path):
 
 @pytest.fixture
 def nimbus(zookeeper_conf, tmp_path):
-    (tmp_path / "nimbus").mkdir()
-    proc = NimbusProcess(tmp_path / "nimbus", options=zookeeper_options(
-        zookeeper_conf["storm.zookeeper.servers"], zookeeper_conf["storm.zookeeper.port"],
-        zookeeper_conf["storm.zookeeper.root"]) + [
-        "nimbus.monitor.freq.secs=1",
-        "topology.acker.executors=0", "topology.eventlogger.executors=0"])
-    proc.start(timeout=60)
-    yield proc
-    proc.stop()
+    yield from nimbus_on_zookeeper(zookeeper_conf, tmp_path, "nimbus.monitor.freq.secs=1",
+                                   "topology.acker.executors=0",
+                                   "topology.eventlogger.executors=0")
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import uuid
 
 import pytest
 
-from nimbus_process import REPO, NimbusProcess, free_port, zookeeper_options
+from nimbus_process import REPO, free_port, nimbus_on_zookeeper
 from test_supervisor_code import assignment_to, register
 from worker_topologies import (
     CORPUS, GROUPING_COUNT, GROUPING_SCRIPTS, WORD_COUNT_SCRIPTS, every_grouping,
@@ -40,14 +40,7 @@ MSGPACK_SERIALIZER = "org.apache.storm.multilang.MessagePackSerializer"
 
 @pytest.fixture
 def nimbus(zookeeper_conf, tmp_path):
-    (tmp_path / "nimbus").mkdir()
-    proc = NimbusProcess(tmp_path / "nimbus", options=zookeeper_options(
-        zookeeper_conf["storm.zookeeper.servers"], zookeeper_conf["storm.zookeeper.port"],
-        zookeeper_conf["storm.zookeeper.root"]) + [
-        "nimbus.monitor.freq.secs=1"])
-    proc.start(timeout=60)
-    yield proc
-    proc.stop()
+    yield from nimbus_on_zookeeper(zookeeper_conf, tmp_path, "nimbus.monitor.freq.secs=1")
 
 
 def supervisor_conf(zookeeper_conf, tmp_path, ports):
