@@ -34,6 +34,8 @@ DEV_DEFAULTS = {
     "pynimbus.thrift.bind.address": "127.0.0.1",
     "storm.local.hostname": "localhost",
     "nimbus.seeds": ["localhost"],
+    # one Python supervisor in the dev process, on supervisor.slots.ports (false: none)
+    "pynimbus.dev.supervisor": True,
 }
 
 

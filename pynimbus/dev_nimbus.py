@@ -1,10 +1,13 @@
-"""The Nimbus of ``pynimbus dev``: it says when nothing will run what is submitted.
+"""The Nimbus of ``pynimbus dev``: a whole cluster on one machine, or says why it is not.
 
-A developer's first topology on ``pynimbus dev`` is accepted and assigned nowhere, silently,
-when no supervisor is registered.  So at start, and after each submission, while no supervisor
-is registered, :class:`DevNimbusDaemon` logs a warning that says so and how to get one.  What it
-says follows the store in use: Storm supervisors find their assignments in ZooKeeper, so none
-can join dev's default embedded store.
+With ``pynimbus.dev.supervisor`` (the default), :class:`DevNimbusDaemon` runs one Python
+supervisor in the same process, on the same store, with the slots of
+``supervisor.slots.ports``, so what is submitted runs; stopping dev stops the workers too (as
+Storm's local mode does).  Without it, a developer's first topology would be accepted and
+assigned nowhere, silently, so at start and after each submission, while no supervisor is
+registered, it logs a warning that says so and how to get one.  What it says follows the store
+in use: Storm supervisors find their assignments in ZooKeeper, so none can join dev's default
+embedded store, while ``pynimbus supervisor`` can.
 """
 
 import json
@@ -14,8 +17,9 @@ from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
-from pynimbus.config import uses_zookeeper
+from pynimbus.config import embedded_state_dir, uses_zookeeper
 from pynimbus.nimbus import NimbusDaemon
+from pynimbus.supervisor.daemon import SupervisorDaemon
 
 log = logging.getLogger(__name__)
 
@@ -39,28 +43,48 @@ def no_supervisor_message(conf):
                      ("storm.zookeeper.root", conf["storm.zookeeper.root"])]
         how = "To run them, start " + supervisor + _yaml_settings(zookeeper + nimbus)
     else:
-        how = ("Storm supervisors find their assignments in ZooKeeper and cannot join this "
-               "nimbus's embedded store. To run topologies, start a ZooKeeper on this machine, "
-               "restart with -c 'storm.zookeeper.servers=[\"localhost\"]' and submit again, "
-               "then start " + supervisor + _yaml_settings(
+        state_dir = embedded_state_dir(conf)
+        how = ("To run them, start `pynimbus supervisor -c pynimbus.embedded.state.dir=%s -c "
+               "storm.local.dir=DIR` (any other DIR) on this machine, or leave "
+               "pynimbus.dev.supervisor on. Storm supervisors find their assignments in "
+               "ZooKeeper and cannot join this nimbus's embedded store: for them, start a "
+               "ZooKeeper on this machine, restart with -c "
+               "'storm.zookeeper.servers=[\"localhost\"]' and submit again, then start "
+               % state_dir + supervisor + _yaml_settings(
                    [("storm.zookeeper.servers", ["localhost"])] + nimbus))
     return ("No supervisor is registered, so nothing will run the topologies submitted here. "
             + how)
 
 
 class DevNimbusDaemon(NimbusDaemon):
-    """A NimbusDaemon that warns, at start and after each submission, while no supervisor is
-    registered (:func:`no_supervisor_message`)."""
+    """A NimbusDaemon with, under ``pynimbus.dev.supervisor``, a Python supervisor beside it;
+    otherwise it warns, at start and after each submission, while no supervisor is registered
+    (:func:`no_supervisor_message`)."""
+
+    supervisor = None
 
     @defer.inlineCallbacks
     def start(self):
         started = yield super().start()
-        self.notice_if_no_supervisor()
+        if self.conf.get("pynimbus.dev.supervisor"):
+            self.supervisor = SupervisorDaemon(self.conf, self.reactor)
+            yield self.supervisor.start()
+        else:
+            self.notice_if_no_supervisor()
         return started
+
+    @defer.inlineCallbacks
+    def stop(self):
+        """The supervisor's workers, the supervisor, then Nimbus."""
+        if self.supervisor is not None:
+            yield self.supervisor.stop()
+            yield self.supervisor.shutdown_all_workers()
+        yield super().stop()
 
     def request_mk_assignments(self):
         """Called by each submission once it is written: also the notice."""
-        self.notice_if_no_supervisor()
+        if self.supervisor is None:
+            self.notice_if_no_supervisor()
         super().request_mk_assignments()
 
     def notice_if_no_supervisor(self):

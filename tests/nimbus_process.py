@@ -151,11 +151,13 @@ class NimbusProcess:
     :param local_dir: an existing directory for ``storm.local.dir`` (logs go under it).
     :param port: ``nimbus.thrift.port``; a free port when None.
     :param options: extra ``-c key=value`` strings.
+    :param dev_supervisor: run dev's own Python supervisor (``pynimbus.dev.supervisor``).
     """
 
     def __init__(self, local_dir, port=None, options=(), python=sys.executable,
-                 log_level="INFO"):
+                 log_level="INFO", dev_supervisor=False):
         self.local_dir = str(local_dir)
+        self.dev_supervisor = dev_supervisor
         self.port = port or free_port()
         self.options = list(options)
         self.python = python
@@ -168,6 +170,8 @@ class NimbusProcess:
         cmd = [self.python, "-m", "pynimbus.cli", "dev",
                "-c", "nimbus.thrift.port=%d" % self.port,
                "-c", "storm.local.dir=%s" % self.local_dir, "--log-level", self.log_level]
+        if not self.dev_supervisor:  # tests bring their own (simulated or real) supervisors
+            cmd += ["-c", "pynimbus.dev.supervisor=false"]
         for option in self.options:
             cmd += ["-c", option]
         return cmd

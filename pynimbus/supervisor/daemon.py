@@ -333,6 +333,14 @@ class SupervisorDaemon:
         self.dead_workers.discard(worker_id)
         log.info("Shut down %s:%s", self.supervisor_id, worker_id)
 
+    @defer.inlineCallbacks
+    def shutdown_all_workers(self):
+        """Shut down every worker of this supervisor, at once (``pynimbus dev`` stopping, as
+        Storm's local mode stops its workers with the cluster)."""
+        worker_ids = yield self.run_blocking(worker_dirs.worker_ids, self.conf)
+        yield defer.gatherResults([self.shutdown_worker(w) for w in worker_ids],
+                                  consumeErrors=True)
+
     def _cleanup_worker(self, worker_id):
         worker_dirs.try_cleanup_worker(self.conf, worker_id)
         worker_dirs.ApprovedWorkers(self.conf).remove(worker_id)

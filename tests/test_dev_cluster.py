@@ -1,0 +1,57 @@
+"""``pynimbus dev`` is a whole cluster: its own Python supervisor runs what is submitted.
+
+README's run command starts ``pynimbus dev``; with ``pynimbus.dev.supervisor`` (the default) it
+registers one supervisor on ``supervisor.slots.ports`` beside Nimbus, so the pystorm word count
+of :mod:`worker_topologies` runs on two workers with exact counts, and stopping dev stops every
+worker and multilang child with it.
+"""
+
+import signal
+
+from nimbus_process import NimbusProcess, free_port
+from test_worker_process import submit
+from worker_topologies import expected_counts, final_counts, word_count, word_count_jar
+from pynimbus.client import NimbusClient
+from pynimbus.supervisor import worker_dirs
+from pynimbus.supervisor.daemon import process_alive, send_signal
+
+
+def test_dev_runs_a_submitted_topology_and_stops_its_workers(tmp_path, monkeypatch, wait_until):
+    """Submitted to a bare `pynimbus dev`, the word count counts every word exactly on dev's
+    own supervisor; SIGTERM stops dev with code 0 and leaves no worker or multilang child."""
+    output = tmp_path / "counts.txt"
+    monkeypatch.setenv("WORDCOUNT_OUTPUT", str(output))
+    monkeypatch.setenv("WORDCOUNT_ACKED", str(tmp_path / "acked.txt"))
+    ports = [free_port(), free_port()]
+    local = tmp_path / "dev"
+    local.mkdir()
+    dev = NimbusProcess(local, dev_supervisor=True, options=[
+        "supervisor.slots.ports=[%d, %d]" % tuple(ports), "nimbus.monitor.freq.secs=1",
+        "supervisor.monitor.frequency.secs=1", "supervisor.heartbeat.frequency.secs=1",
+        "supervisor.worker.shutdown.sleep.secs=1"])
+    dev.start(timeout=60)
+    conf = {"storm.local.dir": str(local)}
+    seen_pids = set()
+    try:
+        def supervisor_slots():
+            with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+                return [s.num_workers for s in client.getClusterInfo().supervisors]
+        wait_until(lambda: supervisor_slots() == [2], timeout=30, what="dev's supervisor")
+        with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+            submit(client, "wc", word_count_jar(), word_count(), {"topology.workers": 2})
+
+        def counted():
+            seen_pids.update(pid for w in worker_dirs.worker_ids(conf)
+                             for pid in worker_dirs.worker_pids(conf, w))
+            return output.exists() and final_counts(str(output))[0] == expected_counts()
+        wait_until(counted, timeout=120, what="exact counts from dev's workers:\n%s"
+                   % dev.log_tail())
+        assert len(worker_dirs.worker_ids(conf)) == 2
+        assert dev.stop(timeout=30) == 0, dev.log_tail()
+        assert seen_pids and not any(process_alive(pid) for pid in seen_pids)
+        assert worker_dirs.worker_ids(conf) == []
+    finally:
+        dev.kill()
+        for pid in seen_pids:  # leave nothing behind, whatever failed
+            if process_alive(pid):
+                send_signal(pid, signal.SIGKILL)
