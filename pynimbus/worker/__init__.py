@@ -1,7 +1,7 @@
-"""The worker half's building blocks (issue 9), not yet run by any process.
+"""The Python worker: ``python -m pynimbus.worker``, launched by a Python supervisor per slot.
 
 Pure ports of what a Storm worker does with tuples (groupings, the acker, the multilang
-protocol's messages, the wire codec between workers) and the thin Twisted shell around them
-(multilang child processes, the transport between workers).  A supervisor and a worker process
-that put them together come next; until then ``pynimbus dev`` runs no topology itself.
+protocol's messages, executor statistics, the wire codec between workers) and the thin Twisted
+shell around them (the worker daemon and its executors, multilang child processes, the
+transport between workers).
 """
