@@ -1,0 +1,284 @@
+"""The stock Storm 1.2.4 client and UI on pynimbus's own Python supervisors and workers.
+
+One cluster for the module: ``pynimbus dev`` in 1.x mode on the session's real ZooKeeper and two
+``pynimbus supervisor`` processes (:mod:`supervisor_process`), each with its own
+``storm.local.dir`` and two slot ports, registered in the same ZooKeeper root.  Then, from the
+outside (ports, ``/proc``, the workers' directories, Thrift and the UI's REST API):
+
+* ``storm rebalance -w 0 -n 2`` and ``storm kill -w 0`` of the stock 1.2.4 client
+  (:mod:`.storm_cli`) on the pystorm word count of :mod:`worker_topologies`: the workers listen
+  on the new assignment's ports, and after the kill no worker or multilang child of the topology
+  is left, nor its directories, nor a listening port;
+* storm-starter 1.2.2's ``WordCountTopology`` submitted with the stock ``storm jar``: its
+  ``SplitSentence`` (a Java ShellBolt) runs ``python splitsentence.py`` (with Storm's
+  ``storm.py`` from the jar's ``resources``) on a Python worker, and its Java spout and count
+  bolt are component errors naming their classes, in ``getTopologyInfo`` and the UI;
+* the real Storm 1.2.4 UI (:mod:`.storm_ui`) shows a pystorm word count's live statistics,
+  the executors on the Python workers' host:port with their uptime, and the Python supervisors
+  with their used slots.
+
+Opt-in: ``PYNIMBUS_COMPAT=1`` (``tox -e compat``), plus Java, Debian's ZooKeeper and the Storm
+1.2.4 jars (Maven Central on first use, then ``.cache/maven``); otherwise skipped with the
+reason.
+"""
+
+import contextlib
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+from compat import real_storm, storm_cli, storm_ui
+from compat.oracle import maven
+from compat.oracle.targets import pynimbus_target
+from nimbus_process import LOOPBACK, RawClient, free_port, zookeeper_options
+from supervisor_process import SupervisorProcess
+from test_supervisor_end_to_end import listening, worker_pids_of
+from test_worker_process import submit
+from worker_topologies import word_count, word_count_jar
+from pynimbus.client import NimbusClient
+from pynimbus.cluster import make_cluster_state
+from pynimbus.generated.storm.ttypes import KillOptions
+from pynimbus.handlers.lifecycle import storm_id_of
+from pynimbus.supervisor import code, daemon, worker_dirs
+from pynimbus.supervisor.daemon import process_alive
+
+ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
+
+pytestmark = [
+    pytest.mark.compat,
+    pytest.mark.skipif(not ENABLED, reason="the stock Storm client and UI on Python supervisors "
+                                           "run with PYNIMBUS_COMPAT=1 (tox -e compat): they "
+                                           "start JVMs"),
+]
+
+VERSION = maven.STORM_1X
+HOST = "localhost"  # storm.local.hostname of SupervisorProcess
+# Supervisors that notice changes within a second or two, and stop workers quickly.
+SUPERVISOR_OPTIONS = ["supervisor.monitor.frequency.secs=1",
+                      "supervisor.heartbeat.frequency.secs=1",
+                      "supervisor.worker.shutdown.sleep.secs=1"]
+# Heartbeats and refreshes every second: the UI's numbers move between two reads.
+TOPOLOGY_CONF = {"topology.stats.sample.rate": 1.0, "task.heartbeat.frequency.secs": 1,
+                 "task.refresh.poll.secs": 1}
+WAIT = 120.0
+
+STARTER_WORD_COUNT = "org.apache.storm.starter.WordCountTopology"
+# storm-starter's WordCountTopology: component -> the Java class a Python worker cannot run.
+STARTER_JAVA_COMPONENTS = {
+    "spout": "org.apache.storm.starter.spout.RandomSentenceSpout",
+    "count": "org.apache.storm.starter.WordCountTopology$WordCount",
+}
+STARTER_SPLIT_EXECUTORS = 8  # its setBolt("split", new SplitSentence(), 8)
+STARTER_SPLIT_COMMAND = ["python", "splitsentence.py"]
+
+ENDLESS_SPOUT = "wc_endless_spout.py"
+LIVE_COMPONENTS = ("sentences", "split", "count")
+
+
+class PythonCluster:
+    """pynimbus (1.x) + two Python supervisors on one ZooKeeper root, and ways to look at them."""
+
+    def __init__(self, target, supervisors, workdir):
+        self.target = target
+        self.supervisors = supervisors
+        self.workdir = workdir
+        self.state = make_cluster_state(target.cluster_conf)
+        self.seen_pids = set()
+
+    def call(self, method, **kwargs):
+        with RawClient(self.target.host, self.target.port, timeout=60.0) as client:
+            return client.call(method, **kwargs)
+
+    def storm(self, *argv):
+        """The stock 1.2.4 ``storm <argv>``, which must succeed; its output."""
+        conf_dir = os.path.join(self.workdir, "client-conf")
+        storm_cli.write_client_conf(conf_dir, self.target.port)
+        proc = storm_cli.storm(VERSION, conf_dir, *argv)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 0, "storm %s exited with %s:\n%s" % (
+            " ".join(argv), proc.returncode, output[-3000:])
+        return output
+
+    def storm_id(self, name):
+        return storm_id_of(self.state, name)
+
+    def assigned_ports(self, storm_id):
+        """The slot ports of ``storm_id``'s Assignment (empty when it has none)."""
+        assignment = self.state.assignment_info(storm_id)
+        if assignment is None:
+            return set()
+        return {port for node_port in assignment.executor_node_port.values()
+                for port in node_port.port}
+
+    def used_slots(self):
+        """``{supervisor id: number of slots any Assignment uses on it}``."""
+        slots = {}
+        for storm_id in self.state.assignments():
+            assignment = self.state.assignment_info(storm_id)
+            for node_port in set((n.node, p) for n in assignment.executor_node_port.values()
+                                 for p in n.port):
+                slots[node_port[0]] = slots.get(node_port[0], 0) + 1
+        return slots
+
+    def watch_pids(self):
+        """Every pid in the supervisors' workers' pids dirs (workers and multilang children),
+        remembered so that their end can be checked and teardown can kill them."""
+        pids = set().union(*(worker_pids_of(s.local_dir) for s in self.supervisors))
+        self.seen_pids |= pids
+        return pids
+
+    def worker_ports(self, storm_id):
+        """The ports of the running ``python -m pynimbus.worker`` processes of ``storm_id``
+        (the worker's arguments end ``<storm id> <supervisor id> <port> <worker id>``)."""
+        ports = set()
+        for pid in self.watch_pids():
+            args = real_storm.cmdline(pid)
+            if "pynimbus.worker" in args and storm_id in args:
+                ports.add(int(args[-2]))
+        return ports
+
+    def code_dirs(self, storm_id):
+        return [code.supervisor_stormdist_root({"storm.local.dir": s.local_dir}, storm_id)
+                for s in self.supervisors]
+
+    def diagnostics(self):
+        return "\n".join(["== %s ==\n%s" % (s.local_dir, s.log_tail()) for s in self.supervisors]
+                         + ["== pynimbus ==\n" + self.target.handle.log_tail()])
+
+    def kill_everything(self):
+        """Teardown: kill the topologies, stop the supervisors, SIGKILL what is left."""
+        for topology in self.call("getClusterInfo").topologies:
+            with contextlib.suppress(Exception):
+                self.call("killTopologyWithOpts", name=topology.name,
+                          options=KillOptions(wait_secs=0))
+        for supervisor in self.supervisors:
+            with contextlib.suppress(Exception):
+                supervisor.stop()
+        for pid in self.watch_pids() | self.seen_pids:
+            daemon.send_signal(pid, signal.SIGKILL)
+        self.state.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(zookeeper_server, tmp_path_factory):
+    reason = storm_cli.unavailable_reason(VERSION)
+    if reason:
+        pytest.skip("the stock Storm %s client cannot run here: %s" % (VERSION, reason))
+    workdir = str(tmp_path_factory.mktemp("python-supervisors"))
+    with pynimbus_target("1.x", zookeeper_server) as target:
+        zk = target.cluster_conf
+        options = SUPERVISOR_OPTIONS + zookeeper_options(
+            zk["storm.zookeeper.servers"], zk["storm.zookeeper.port"],
+            zk["storm.zookeeper.root"])
+        # "python" (storm-starter's SplitSentence command) is this interpreter first.
+        env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
+               "WORDCOUNT_OUTPUT": os.path.join(workdir, "counts.txt")}
+        supervisors = [SupervisorProcess(os.path.join(workdir, name), target.local_dir,
+                                         target.port, ports=[free_port(), free_port()],
+                                         options=options, env=env)
+                       for name in ("sup-a", "sup-b")]
+        cluster = PythonCluster(target, supervisors, workdir)
+        try:
+            for supervisor in supervisors:
+                supervisor.start()
+            wait_for(cluster, lambda: len(cluster.call("getClusterInfo").supervisors) == 2,
+                     "both Python supervisors registered")
+            yield cluster
+        finally:
+            cluster.kill_everything()
+
+
+@pytest.fixture(scope="module")
+def ui(cluster):
+    """The real Storm 1.2.4 UI on the cluster's pynimbus."""
+    reason = storm_ui.unavailable_reason("1.x")
+    if reason:
+        pytest.skip(reason)
+    with storm_ui.StormUI(cluster.target.host, cluster.target.port, "1.x") as running:
+        yield running
+
+
+def wait_for(cluster, predicate, what, timeout=WAIT):
+    """Poll ``predicate`` (bounded) until it returns a truthy value, which is returned; fail
+    with the daemons' logs.  Each poll is a round of process, port or Thrift reads."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        for supervisor in cluster.supervisors:
+            if supervisor.process is not None and supervisor.process.poll() is not None:
+                pytest.fail("a supervisor exited (code %s) while waiting for %s\n%s" % (
+                    supervisor.process.returncode, what, cluster.diagnostics()))
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %.0f s waiting for %s\n%s"
+                        % (timeout, what, cluster.diagnostics()))
+        time.sleep(0.25)
+
+
+def topology_processes(storm_id):
+    """Pids of live processes that belong to ``storm_id``: its id in their command line (the
+    workers) or in their working directory (multilang children run in its resources dir)."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        try:
+            cwd = os.readlink("/proc/%d/cwd" % pid)
+        except OSError:
+            cwd = ""
+        if (storm_id in cwd or storm_id in real_storm.cmdline(pid)) and process_alive(pid):
+            found.add(pid)
+    return found
+
+
+def submit_python(cluster, name, topology, jar, conf):
+    with NimbusClient(LOOPBACK, cluster.target.port, timeout=30) as client:
+        return submit(client, name, jar, topology, dict(TOPOLOGY_CONF, **conf))
+
+
+# 1. storm rebalance and storm kill, carried out by the Python supervisors
+
+
+def test_stock_rebalance_and_kill_on_python_supervisors(cluster):
+    """``storm rebalance wc -w 0 -n 2``: the topology's workers listen on exactly the new
+    assignment's two ports; ``storm kill wc -w 0``: no worker or multilang child of it is left
+    (pids dirs and /proc), its worker and code directories are gone, its ports closed."""
+    name = "py-rebalance"
+    storm_id = submit_python(cluster, name, word_count(), word_count_jar(),
+                             {"topology.workers": 1})
+
+    def running_on_assignment(count):
+        ports = cluster.assigned_ports(storm_id)
+        return (len(ports) == count and cluster.worker_ports(storm_id) == ports
+                and all(listening(port) for port in ports) and ports)
+    before = wait_for(cluster, lambda: running_on_assignment(1), "one worker listening")
+
+    cluster.storm("rebalance", name, "-w", "0", "-n", "2")
+    after = wait_for(cluster, lambda: running_on_assignment(2),
+                     "two workers listening on the rebalanced assignment's ports")
+    all_slots = {p for s in cluster.supervisors for p in s.ports}
+    wait_for(cluster, lambda: {p for p in all_slots if listening(p)} == after,
+             "only the new assignment's ports listening")
+    assert len(before) == 1 and len(after) == 2
+    # two workers, each with its multilang children (1 spout, 2 split, 2 count tasks in all),
+    # and every one of them in a pids dir (a child writes its pid file in the handshake)
+    wait_for(cluster, lambda: len(topology_processes(storm_id)) == 2 + 5 and
+             topology_processes(storm_id) <= cluster.watch_pids(),
+             "both workers and their 5 multilang children running, with their pid files")
+
+    cluster.storm("kill", name, "-w", "0")
+    wait_for(cluster, lambda: not topology_processes(storm_id),
+             "no worker or multilang child of %s left" % storm_id)
+    wait_for(cluster, lambda: not any(os.path.exists(d) for d in cluster.code_dirs(storm_id)),
+             "the topology's code directories removed")
+    wait_for(cluster, lambda: not cluster.watch_pids() and all(
+        worker_dirs.worker_ids({"storm.local.dir": s.local_dir}) == []
+        for s in cluster.supervisors), "every worker directory removed")
+    assert not any(process_alive(pid) for pid in cluster.seen_pids)
+    assert not any(listening(port) for port in all_slots)
+    assert cluster.storm_id(name) is None
