@@ -14,6 +14,9 @@ and a signal arriving while Nimbus stops is only noted.
 ``pynimbus supervisor`` runs the Python supervisor (:mod:`pynimbus.supervisor.daemon`) with the
 same configuration handling; SIGTERM or SIGINT stops it and leaves its workers running, as
 Storm's supervisor does (a supervisor started again on the same ``storm.local.dir`` adopts them).
+
+``pynimbus submit/kill/list/activate/deactivate/rebalance`` are clients of a running Nimbus
+(:mod:`pynimbus.client_cli`): they read the same configuration to find it and log nothing.
 """
 
 import argparse
@@ -25,6 +28,7 @@ import sys
 from twisted.internet.error import ReactorNotRunning
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X, __version__
+from pynimbus.client_cli import CLIENT_COMMANDS, add_client_commands, run_client_command
 from pynimbus.config import ConfigError, read_storm_config, storm_yaml_path
 from pynimbus.errors import RefusalLogFilter
 
@@ -77,6 +81,7 @@ def build_parser():
                     "the embedded store), download assigned topologies from the leader of "
                     "nimbus.seeds and run one Python worker per assigned port of "
                     "supervisor.slots.ports. Stopping it leaves the workers running.")
+    add_client_commands(sub, common)
     return parser
 
 
@@ -210,6 +215,8 @@ def main(argv=None):
         conf = load_config(args)
     except ConfigError as e:
         parser.exit(2, "pynimbus: %s\n" % e)
+    if args.command in CLIENT_COMMANDS:
+        return run_client_command(args, conf)
     supervisor = args.command == "supervisor"
     path = setup_logging(conf, args.log_level, "supervisor" if supervisor else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)

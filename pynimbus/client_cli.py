@@ -1,0 +1,184 @@
+"""``pynimbus submit``, ``kill``, ``list``, ``activate``, ``deactivate`` and ``rebalance``.
+
+The ``storm`` client's topology commands with its arguments and outputs (1.2.4
+``command/*.clj``), plus ``submit``, which does what ``sparse submit`` does for a streamparse
+project without lein or a JVM (:mod:`pynimbus.sparse_project`, :mod:`pynimbus.topology_jar`).
+Nimbus is ``--nimbus HOST:PORT`` when given, else the leader among ``nimbus.seeds`` on
+``nimbus.thrift.port`` (storm.yaml, ``-c``).  A refusal from Nimbus (``NotAliveException``,
+``InvalidTopologyException``, ...) or an unreachable Nimbus is one line on stderr naming the
+exception and its message, and exit code 1.
+"""
+
+import json
+import logging
+import os
+import sys
+import tempfile
+
+from thrift.Thrift import TException
+
+from pynimbus.config import parse_command_line_opt
+from pynimbus.generated.storm.ttypes import (
+    KillOptions, SubmitOptions, TopologyInitialStatus)
+from pynimbus.storm_commands import (
+    CommandError, NimbusClient, connect_to_leader, parse_executor, parse_host_port,
+    rebalance_options, topology_table, upload_jar, wait_until_running)
+
+CLIENT_COMMANDS = ("submit", "kill", "list", "activate", "deactivate", "rebalance")
+DEFAULT_WAIT_TIMEOUT_SECS = 120
+
+
+def add_client_commands(sub, common):
+    """Add the client commands to the subparsers ``sub`` (each with the ``common`` options)."""
+    import argparse
+
+    client = argparse.ArgumentParser(add_help=False, parents=[common])
+    client.add_argument("--nimbus", metavar="HOST:PORT",
+                        help="the Nimbus to use (default: the leader of nimbus.seeds)")
+    client.add_argument("--timeout", type=float, default=60.0, metavar="SECS",
+                        help="seconds to wait for each Nimbus answer (60)")
+    submit = sub.add_parser(
+        "submit", parents=[client], help="submit a streamparse topology (no lein, no JVM)",
+        description="Build the topology jar of a streamparse project (its src/ under "
+                    "resources/), upload it and submit the topology its DSL builds, with the "
+                    "conf sparse submit builds (config.json's environment, the Topology's "
+                    "config, -c options).")
+    submit.add_argument("topology", metavar="TOPOLOGY",
+                        help="a topology file (topologies/wordcount.py) or module:attr naming "
+                             "a streamparse Topology class")
+    submit.add_argument("--name", help="the topology's name (default: the file's name)")
+    submit.add_argument("-e", "--environment",
+                        help="config.json environment (default: the only one)")
+    submit.add_argument("--inactive", dest="active", action="store_false",
+                        help="submit it deactivated")
+    submit.add_argument("--wait", action="store_true",
+                        help="return once every executor of the topology has a heartbeat")
+    submit.add_argument("--wait-timeout", type=float, default=DEFAULT_WAIT_TIMEOUT_SECS,
+                        metavar="SECS", help="how long --wait waits (%(default)s)")
+    kill = sub.add_parser("kill", parents=[client], help="kill topologies (storm kill)")
+    kill.add_argument("names", nargs="+", metavar="NAME")
+    kill.add_argument("-w", "--wait", type=int, metavar="SECS",
+                      help="seconds between deactivation and shutdown "
+                           "(default: the topology's topology.message.timeout.secs)")
+    sub.add_parser("list", parents=[client], help="list topologies (storm list)")
+    for name, what in (("activate", "activate a topology's spouts"),
+                       ("deactivate", "deactivate a topology's spouts")):
+        command = sub.add_parser(name, parents=[client], help="%s (storm %s)" % (what, name))
+        command.add_argument("name", metavar="NAME")
+    rebalance = sub.add_parser("rebalance", parents=[client],
+                               help="spread a topology anew (storm rebalance)")
+    rebalance.add_argument("name", metavar="NAME")
+    rebalance.add_argument("-w", "--wait", type=int, metavar="SECS",
+                           help="seconds to wait after deactivating")
+    rebalance.add_argument("-n", "--num-workers", type=int, metavar="N",
+                           help="the new number of workers")
+    rebalance.add_argument("-e", "--executor", dest="executors", action="append", default=[],
+                           type=parse_executor, metavar="COMPONENT=N",
+                           help="the new number of executors of a component (repeatable)")
+
+
+def run_client_command(args, conf, stdout=sys.stdout, stderr=sys.stderr):
+    """Run the parsed client command ``args`` with the client conf ``conf``; return the exit
+    code (0, or 1 with one line on ``stderr``)."""
+    # thrift's socket logs a refused connection itself; the one line below says it already
+    logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
+    try:
+        return COMMANDS[args.command](args, conf, stdout)
+    except (TException, OSError, CommandError, ValueError) as e:
+        stderr.write("pynimbus %s: %s\n" % (args.command, describe_failure(e)))
+        return 1
+
+
+def describe_failure(error):
+    """``Exception: message`` with the message a Thrift exception carries."""
+    message = getattr(error, "msg", None) or getattr(error, "message", None) or str(error)
+    if isinstance(error, (CommandError, ValueError)) and not isinstance(error, TException):
+        return message
+    return "%s: %s" % (type(error).__name__, message)
+
+
+def connect(args, conf, default=None):
+    """A client of ``--nimbus``, else of ``default`` (HOST[:PORT]), else of the leader."""
+    target = args.nimbus or default
+    if target:
+        host, port = parse_host_port(target, int(conf["nimbus.thrift.port"]))
+        return NimbusClient(host, port, timeout=args.timeout)
+    return connect_to_leader(conf, timeout=args.timeout)
+
+
+def kill(args, conf, stdout):
+    options = KillOptions() if args.wait is None else KillOptions(wait_secs=args.wait)
+    with connect(args, conf) as client:
+        for name in args.names:
+            client.killTopologyWithOpts(name, options)
+            stdout.write("Killed topology: %s\n" % name)
+    return 0
+
+
+def list_topologies(args, conf, stdout):
+    with connect(args, conf) as client:
+        summary = client.getClusterInfo()
+    for line in topology_table(summary.topologies):
+        stdout.write(line + "\n")
+    return 0
+
+
+def activate(args, conf, stdout):
+    with connect(args, conf) as client:
+        client.activate(args.name)
+    stdout.write("Activated topology: %s\n" % args.name)
+    return 0
+
+
+def deactivate(args, conf, stdout):
+    with connect(args, conf) as client:
+        client.deactivate(args.name)
+    stdout.write("Deactivated topology: %s\n" % args.name)
+    return 0
+
+
+def rebalance(args, conf, stdout):
+    options = rebalance_options(args.wait, args.num_workers, args.executors)
+    with connect(args, conf) as client:
+        client.rebalance(args.name, options)
+    stdout.write("Topology %s is rebalancing\n" % args.name)
+    return 0
+
+
+def submit(args, conf, stdout):
+    """Load the project, then on one connection: name check, jar upload, submit, wait."""
+    from pynimbus import sparse_project
+    from pynimbus.topology_jar import build_topology_jar
+
+    project = sparse_project.load_project(args.topology, args.environment)
+    name = args.name or project.topology_name
+    cli_options = dict(parse_command_line_opt(option) for option in args.options)
+    topology = sparse_project.submitted_topology(
+        project.topology_class, project.env_name,
+        sparse_project.serializer_of(project.config, project.env_config))
+    with connect(args, conf, project.env_config.get("nimbus")) as client:
+        worker_hosts = sorted({s.host for s in client.getClusterInfo().supervisors or ()})
+        options = sparse_project.sparse_options(
+            project.env_config, project.topology_class.config, cli_options,
+            project.topology_name, worker_hosts)
+        if not client.isTopologyNameAllowed(name):
+            raise CommandError("Nimbus does not allow the topology name %r: it is invalid or "
+                               "a topology of that name is alive (pynimbus kill %s)"
+                               % (name, name))
+        with tempfile.TemporaryDirectory(prefix="pynimbus-submit-") as directory:
+            jar_path = os.path.join(directory, name + ".jar")
+            build_topology_jar(project.root, jar_path)
+            location = upload_jar(client, jar_path, stdout)
+        status = TopologyInitialStatus.ACTIVE if args.active else TopologyInitialStatus.INACTIVE
+        client.submitTopologyWithOpts(name, location, json.dumps(options), topology,
+                                      SubmitOptions(initial_status=status))
+        stdout.write("Submitted topology: %s\n" % name)
+        if args.wait:
+            stdout.flush()
+            count = wait_until_running(client, name, args.wait_timeout)
+            stdout.write("Topology %s is running: %d executors alive\n" % (name, count))
+    return 0
+
+
+COMMANDS = {"submit": submit, "kill": kill, "list": list_topologies, "activate": activate,
+            "deactivate": deactivate, "rebalance": rebalance}

@@ -1,0 +1,189 @@
+"""What the ``storm`` client's topology commands do, over :class:`pynimbus.client.NimbusClient`.
+
+For ``pynimbus submit/kill/list/activate/deactivate/rebalance`` (:mod:`pynimbus.cli`), so a
+Python user needs no ``storm`` client: the leader found from ``nimbus.seeds`` as
+``NimbusClient.getConfiguredClient`` finds it, ports of 1.2.4's ``command/list.clj`` (the
+table), ``rebalance.clj`` (``-e name=N`` split at the last ``=``), the jar upload of
+``StormSubmitter.submitJar`` (307,200-byte chunks, with a progress bar on a terminal) and a
+``--wait`` that polls ``getTopologyInfo`` until every executor has a heartbeat.
+"""
+
+import os
+import sys
+import time
+
+from pynimbus.client import NimbusClient
+from pynimbus.generated.storm.ttypes import RebalanceOptions
+
+THRIFT_CHUNK_SIZE = 307200  # StormSubmitter's and sparse's upload chunk
+WAIT_POLL_SECS = 0.5  # how often --wait asks; sparse polls getClusterInfo as often
+
+
+class CommandError(Exception):
+    """A command that cannot go on; the message says why, for the user."""
+
+
+def parse_host_port(text, default_port):
+    """``(host, port)`` of ``HOST[:PORT]``.
+
+    :raises CommandError: a port that is not a number.
+    """
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        return text, default_port
+    if not port.isdigit() or not host:
+        raise CommandError("%r is not HOST:PORT" % text)
+    return host, int(port)
+
+
+def connect_to_leader(conf, timeout=60.0):
+    """A client of the leader Nimbus: each of ``nimbus.seeds`` in turn is asked ``getLeader``;
+    its connection is kept when the seed is the leader, else the leader is connected to (1.2.4
+    ``NimbusClient.getConfiguredClientAs``).
+
+    :raises CommandError: no seed answered.
+    """
+    port = int(conf["nimbus.thrift.port"])
+    errors = []
+    for seed in conf.get("nimbus.seeds") or ():
+        try:
+            client = NimbusClient(seed, port, timeout=timeout)
+        except Exception as e:  # a seed that is down: ask the next one
+            errors.append("%s:%d: %s" % (seed, port, e))
+            continue
+        try:
+            leader = client.getLeader()
+        except Exception as e:
+            client.close()
+            errors.append("%s:%d: %s" % (seed, port, e))
+            continue
+        if (leader.host, leader.port) == (seed, port):
+            return client
+        client.close()
+        return NimbusClient(leader.host, leader.port, timeout=timeout)
+    raise CommandError("Could not find leader nimbus from seed hosts %s (port %d): %s"
+                       % (list(conf.get("nimbus.seeds") or ()), port,
+                          "; ".join(errors) or "nimbus.seeds is empty"))
+
+
+class ProgressBar:
+    """A one-line ``[####    ]  45%  1.2/2.7 MB`` redrawn on ``stream`` when it is a
+    terminal; elsewhere only the final line is written."""
+
+    WIDTH = 30
+
+    def __init__(self, total, stream=sys.stdout):
+        self.total = total
+        self.stream = stream
+        self.redraw = stream.isatty()
+
+    def update(self, done):
+        if self.redraw:
+            self.stream.write("\r" + self.line(done))
+            self.stream.flush()
+
+    def finish(self):
+        self.stream.write(("\r" if self.redraw else "") + self.line(self.total) + "\n")
+        self.stream.flush()
+
+    def line(self, done):
+        fraction = done / self.total if self.total else 1.0
+        filled = int(self.WIDTH * fraction)
+        unit, size = ("MB", 1e6) if self.total >= 1e6 else ("kB", 1e3)
+        return "[%s%s] %3d%% %.1f/%.1f %s" % ("#" * filled, " " * (self.WIDTH - filled),
+                                            fraction * 100, done / size, self.total / size, unit)
+
+
+def upload_jar(client, jar_path, stream=sys.stdout):
+    """Upload ``jar_path`` (``beginFileUpload``, ``uploadChunk`` per 307,200 bytes,
+    ``finishFileUpload``) with a :class:`ProgressBar` on ``stream``; return its location."""
+    location = client.beginFileUpload()
+    total = os.path.getsize(jar_path)
+    stream.write("Uploading topology jar %s to assigned location: %s\n" % (jar_path, location))
+    progress = ProgressBar(total, stream)
+    sent = 0
+    with open(jar_path, "rb") as jar:
+        for chunk in iter(lambda: jar.read(THRIFT_CHUNK_SIZE), b""):
+            client.uploadChunk(location, chunk)
+            sent += len(chunk)
+            progress.update(sent)
+    client.finishFileUpload(location)
+    progress.finish()
+    return location
+
+
+def storm_id_of(client, name):
+    """The id of the topology named ``name`` in ``getClusterInfo``, or None."""
+    for summary in client.getClusterInfo().topologies or ():
+        if summary.name == name:
+            return summary.id
+    return None
+
+
+def executors_alive(info):
+    """``(with a heartbeat, all)`` executors of a ``TopologyInfo``: an executor has stats
+    once its worker has sent a heartbeat for it."""
+    executors = info.executors or []
+    return sum(1 for e in executors if e.stats is not None), len(executors)
+
+
+def wait_until_running(client, name, timeout, clock=time.monotonic, sleep=time.sleep):
+    """Poll ``getTopologyInfo`` until every executor of ``name`` has a heartbeat; return the
+    number of executors.
+
+    :raises CommandError: not so after ``timeout`` seconds (the message counts them).
+    """
+    deadline = clock() + timeout
+    alive, total = 0, 0
+    while True:
+        storm_id = storm_id_of(client, name)
+        if storm_id is not None:
+            alive, total = executors_alive(client.getTopologyInfo(storm_id))
+            if total and alive == total:
+                return total
+        if clock() >= deadline:
+            raise CommandError(
+                "topology %s is not running after %ss: %d of %d executors have a heartbeat "
+                "(is a supervisor with free slots registered? see its worker logs)"
+                % (name, timeout, alive, total))
+        sleep(WAIT_POLL_SECS)
+
+
+LIST_FORMAT = "%-20s %-10s %-10s %-12s %-10s"
+
+
+def topology_table(topologies):
+    """The lines ``storm list`` prints for ``ClusterSummary.topologies`` (1.2.4 list.clj)."""
+    if not topologies:
+        return ["No topologies running."]
+    lines = [LIST_FORMAT % ("Topology_name", "Status", "Num_tasks", "Num_workers",
+                            "Uptime_secs"), "-" * 67]
+    for t in topologies:
+        lines.append(LIST_FORMAT % (t.name, t.status, t.num_tasks, t.num_workers,
+                                    t.uptime_secs))
+    return lines
+
+
+def parse_executor(text):
+    """``(component, count)`` of ``-e component=N``, split at the last ``=`` as
+    rebalance.clj's ``parse-executor`` (a component id may hold ``=``).
+
+    :raises ValueError: no ``=`` or a count that is not an integer.
+    """
+    component, sep, count = text.rpartition("=")
+    if not sep:
+        raise ValueError("%r is not component=N" % text)
+    return component, int(count)
+
+
+def rebalance_options(wait_secs=None, num_workers=None, executors=()):
+    """The ``RebalanceOptions`` of ``rebalance -w -n -e...``: options not given stay unset;
+    repeated ``-e`` are merged, a later one for the same component winning."""
+    options = RebalanceOptions()
+    if wait_secs is not None:
+        options.wait_secs = wait_secs
+    if num_workers is not None:
+        options.num_workers = num_workers
+    if executors:
+        options.num_executors = dict(executors)
+    return options

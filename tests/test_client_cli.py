@@ -1,0 +1,219 @@
+"""``pynimbus kill/list/activate/deactivate/rebalance/submit``: the storm client's arguments
+and outputs, against a real ``pynimbus dev`` (no supervisor: nothing runs, the calls and their
+refusals are what is checked), and the parsing and printing helpers on literal data."""
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from nimbus_process import REPO, NimbusProcess, free_port
+from sparse_projects import finite_word_count
+from pynimbus.cli import build_parser
+from pynimbus.client import NimbusClient
+from pynimbus.generated.storm.ttypes import RebalanceOptions, TopologySummary
+from pynimbus.storm_commands import (
+    CommandError, ProgressBar, parse_executor, parse_host_port, rebalance_options, topology_table)
+
+
+def run_cli(*argv, cwd=REPO, timeout=60):
+    """``python -m pynimbus.cli argv...``: (exit code, stdout, stderr)."""
+    done = subprocess.run([sys.executable, "-m", "pynimbus.cli"] + list(argv), cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+# -- parsing and printing ----------------------------------------------------------------
+
+def test_rebalance_arguments_map_to_rebalance_options_as_storms():
+    """-w, -n and repeated -e (split at the last "=", a later one winning) fill the options;
+    what is not given stays unset."""
+    args = build_parser().parse_args(
+        ["rebalance", "wc", "-w", "5", "-n", "3", "-e", "a=b=4", "-e", "x=1", "-e", "x=2"])
+    assert (args.name, args.wait, args.num_workers) == ("wc", 5, 3)
+    assert rebalance_options(args.wait, args.num_workers, args.executors) == RebalanceOptions(
+        wait_secs=5, num_workers=3, num_executors={"a=b": 4, "x": 2})
+    bare = build_parser().parse_args(["rebalance", "wc"])
+    assert rebalance_options(bare.wait, bare.num_workers, bare.executors) == RebalanceOptions()
+
+
+def test_a_malformed_executor_option_is_a_usage_error(capsys):
+    """-e without "=N" exits 2 with argparse's message, before any connection."""
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["rebalance", "wc", "-e", "count"])
+    assert exited.value.code == 2
+    assert "-e/--executor" in capsys.readouterr().err
+    with pytest.raises(ValueError):
+        parse_executor("count=many")
+
+
+def test_kill_takes_names_and_a_wait_and_submit_its_options():
+    """kill NAME... -w SECS; submit TOPOLOGY --name --nimbus -c... --wait --wait-timeout."""
+    kill = build_parser().parse_args(["kill", "a", "b", "-w", "0"])
+    assert (kill.names, kill.wait) == (["a", "b"], 0)
+    submit = build_parser().parse_args(
+        ["submit", "topologies/wc.py", "--name", "x", "--nimbus", "h:1", "-c", "k=1",
+         "--wait", "--wait-timeout", "9", "-e", "prod", "--inactive"])
+    assert (submit.topology, submit.name, submit.nimbus, submit.options) == (
+        "topologies/wc.py", "x", "h:1", ["k=1"])
+    assert (submit.wait, submit.wait_timeout, submit.environment, submit.active) == (
+        True, 9.0, "prod", False)
+    default = build_parser().parse_args(["submit", "pkg.mod:Topo"])
+    assert (default.wait, default.wait_timeout, default.active) == (False, 120, True)
+
+
+def test_host_port_parsing():
+    assert parse_host_port("h", 6627) == ("h", 6627)
+    assert parse_host_port("h:7000", 6627) == ("h", 7000)
+    with pytest.raises(CommandError, match="'h:x' is not HOST:PORT"):
+        parse_host_port("h:x", 6627)
+
+
+def test_list_prints_storms_table():
+    """The header, the 67-dash rule and one row per topology in list.clj's widths; an empty
+    cluster is "No topologies running."."""
+    summary = TopologySummary(id="wc-1-1", name="wc", num_tasks=4, num_executors=4,
+                              num_workers=1, uptime_secs=12, status="ACTIVE")
+    assert topology_table([summary]) == [
+        "Topology_name        Status     Num_tasks  Num_workers  Uptime_secs",
+        "-" * 67,
+        "wc                   ACTIVE     4          1            12        "]
+    assert topology_table([]) == topology_table(None) == ["No topologies running."]
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_redraws_only_on_a_terminal():
+    """On a terminal each update rewrites the line; elsewhere only the final line is written."""
+    tty, pipe = Terminal(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = ProgressBar(2_000_000, stream)
+        bar.update(1_000_000)
+        bar.finish()
+    assert tty.getvalue() == ("\r[%s%s]  50%% 1.0/2.0 MB\r[%s] 100%% 2.0/2.0 MB\n"
+                              % ("#" * 15, " " * 15, "#" * 30))
+    assert pipe.getvalue() == "[%s] 100%% 2.0/2.0 MB\n" % ("#" * 30)
+
+
+# -- against a dev Nimbus ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    """A `pynimbus dev` without supervisors."""
+    proc = NimbusProcess(tmp_path_factory.mktemp("dev"))
+    proc.start(timeout=60)
+    yield proc
+    proc.stop()
+
+
+def statuses(dev):
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        return {t.name: t.status for t in client.getClusterInfo().topologies}
+
+
+@pytest.fixture
+def submitted(dev, tmp_path):
+    """The finite word count submitted as "cli_wc" with `pynimbus submit` (one worker)."""
+    root = finite_word_count(tmp_path, package="cliwc")
+    code, out, err = run_cli("submit", "topologies/cliwc_count.py", "--name", "cli_wc",
+                             "--nimbus", "127.0.0.1:%d" % dev.port, "-c", "topology.workers=1",
+                             cwd=root)
+    assert code == 0, err
+    assert "Submitted topology: cli_wc" in out and "100%" in out
+    yield "cli_wc"
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        if "cli_wc" in statuses(dev):
+            from pynimbus.generated.storm.ttypes import KillOptions
+            client.killTopologyWithOpts("cli_wc", KillOptions(wait_secs=0))
+
+
+def nimbus(dev):
+    return ["--nimbus", "127.0.0.1:%d" % dev.port]
+
+
+def test_lifecycle_commands_change_the_status_and_say_so(dev, submitted):
+    """list shows it ACTIVE; deactivate, activate, rebalance and kill each print storm's line,
+    exit 0 and leave the status Nimbus then reports."""
+    code, out, _ = run_cli("list", *nimbus(dev))
+    assert code == 0 and out.splitlines()[0].startswith("Topology_name")
+    assert out.splitlines()[2].split()[:2] == ["cli_wc", "ACTIVE"]
+    assert run_cli("deactivate", "cli_wc", *nimbus(dev))[:2] == (
+        0, "Deactivated topology: cli_wc\n")
+    assert statuses(dev)["cli_wc"] == "INACTIVE"
+    assert run_cli("activate", "cli_wc", *nimbus(dev))[:2] == (0, "Activated topology: cli_wc\n")
+    assert statuses(dev)["cli_wc"] == "ACTIVE"
+    assert run_cli("rebalance", "cli_wc", "-w", "30", "-e", "count_bolt=1",
+                   *nimbus(dev))[:2] == (0, "Topology cli_wc is rebalancing\n")
+    assert statuses(dev)["cli_wc"] == "REBALANCING"
+    assert run_cli("kill", "cli_wc", "-w", "30", *nimbus(dev))[:2] == (
+        0, "Killed topology: cli_wc\n")
+    assert statuses(dev)["cli_wc"] == "KILLED"
+
+
+@pytest.mark.parametrize("argv", [["kill", "nosuch"], ["activate", "nosuch"],
+                                  ["deactivate", "nosuch"], ["rebalance", "nosuch", "-n", "2"]])
+def test_a_topology_that_is_not_alive_is_one_line_and_exit_1(dev, argv):
+    """Each command on an unknown name: exit 1, stderr names NotAliveException and the name,
+    nothing on stdout, no topology appears."""
+    code, out, err = run_cli(*argv, *nimbus(dev))
+    assert (code, out) == (1, "")
+    assert err == "pynimbus %s: NotAliveException: nosuch is not alive\n" % argv[0]
+    assert "nosuch" not in statuses(dev)
+
+
+def test_a_rebalance_nimbus_refuses_is_invalid_topology(dev, submitted):
+    """rebalance to 0 executors: exit 1 with Nimbus's InvalidTopologyException, still ACTIVE."""
+    code, _, err = run_cli("rebalance", "cli_wc", "-e", "count_bolt=0", *nimbus(dev))
+    assert (code, err) == (1, "pynimbus rebalance: InvalidTopologyException: Number of "
+                              "executors must be greater than 0\n")
+    assert statuses(dev)["cli_wc"] == "ACTIVE"
+
+
+def test_nimbus_is_found_from_seeds_and_port(dev):
+    """Without --nimbus, the leader is asked of nimbus.seeds on nimbus.thrift.port (-c)."""
+    code, out, err = run_cli("list", "-c", 'nimbus.seeds=["127.0.0.1"]',
+                             "-c", "nimbus.thrift.port=%d" % dev.port)
+    assert code == 0, err
+    assert out.startswith(("Topology_name", "No topologies running."))
+
+
+def test_an_unreachable_nimbus_is_one_line_and_exit_1():
+    """Nothing listens: exit 1 with one line naming the transport failure; seeds likewise."""
+    port = free_port()
+    code, out, err = run_cli("list", "--nimbus", "127.0.0.1:%d" % port)
+    assert (code, out) == (1, "")
+    assert err.startswith("pynimbus list: TTransportException: ") and err.count("\n") == 1
+    code, _, err = run_cli("kill", "x", "-c", 'nimbus.seeds=["127.0.0.1"]',
+                           "-c", "nimbus.thrift.port=%d" % port)
+    assert code == 1 and "Could not find leader nimbus from seed hosts" in err
+
+
+def test_submitting_an_alive_name_again_is_refused_before_uploading(dev, submitted, tmp_path):
+    """A second submit of an alive name: exit 1 saying the name is not allowed, no upload."""
+    root = finite_word_count(tmp_path, package="cliwc_again")
+    code, out, err = run_cli("submit", "topologies/cliwc_again_count.py", "--name", "cli_wc",
+                             *nimbus(dev), cwd=root)
+    assert code == 1 and "Uploading" not in out
+    assert "does not allow the topology name 'cli_wc'" in err
+
+
+def test_submit_of_a_bad_project_fails_before_connecting(tmp_path):
+    """A topology file that does not exist: exit 1 naming it, no connection attempted."""
+    code, _, err = run_cli("submit", "topologies/none.py", "--nimbus", "127.0.0.1:1",
+                           cwd=str(tmp_path))
+    assert code == 1 and "no topology file" in err and "Transport" not in err
+
+
+def test_submit_wait_gives_up_when_nothing_runs_it(dev, tmp_path):
+    """--wait on a cluster with no supervisor: exit 1 after --wait-timeout, counting the
+    executors without a heartbeat."""
+    root = finite_word_count(tmp_path, package="nowait")
+    code, out, err = run_cli("submit", "topologies/nowait_count.py", *nimbus(dev),
+                             "-c", "topology.workers=1", "--wait", "--wait-timeout", "1",
+                             cwd=root)
+    assert code == 1 and "Submitted topology: nowait_count" in out
+    assert "is not running after 1.0s: 0 of" in err
