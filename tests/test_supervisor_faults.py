@@ -24,7 +24,7 @@ from worker_topologies import common, shell, word_count_jar
 from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import (
     Bolt, GlobalStreamId, Grouping, KillOptions, NullStruct, SpoutSpec, StormTopology)
-from pynimbus.supervisor import daemon
+from pynimbus.supervisor import daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
 from pynimbus.worker.daemon import EXIT_CODE_CHILD_DIED
 
@@ -87,6 +87,12 @@ class FaultCluster:
                     and process_alive(pid)):
                 ret[int(argv[-2])] = (pid, argv[-1])
         return ret
+
+    def pids_of_worker(self, worker_id):
+        """The pids in ``worker_id``'s pids dir: the worker's and its multilang children's."""
+        return set().union(*(worker_dirs.worker_pids({"storm.local.dir": s.local_dir},
+                                                     worker_id)
+                             for s in self.supervisors))
 
     def log_sizes(self):
         return [os.path.getsize(s.log_path) for s in self.supervisors]
@@ -188,8 +194,8 @@ def fault_run(cluster, tmp_path, wait_until):
 def test_a_worker_killed_mid_stream_is_relaunched_and_its_tuples_replayed(
         cluster, fault_run, wait_until):
     """At least once: the worker without the spout is killed with SIGKILL while the spout is
-    still emitting; its supervisor launches it again, the spout replays what timed out, and
-    every id reaches the sink and is acked."""
+    still emitting; its supervisor kills its orphaned multilang children and launches it
+    again, the spout replays what timed out, and every id reaches the sink and is acked."""
     run = fault_run(2000)
     run.submit("at-least-once", numbers_into_sink(2),
                {"topology.workers": 2, "topology.message.timeout.secs": 3,
@@ -201,6 +207,7 @@ def test_a_worker_killed_mid_stream_is_relaunched_and_its_tuples_replayed(
     workers = run.cluster.workers_of(run.storm_id)
     [victim_port] = set(workers) - {spout_port}
     victim_pid, victim_id = workers[victim_port]
+    victim_pids = run.cluster.pids_of_worker(victim_id)
     os.kill(victim_pid, signal.SIGKILL)
     assert max(run.ids("received")) < run.count - 1, "the spout had finished: not mid-stream"
 
@@ -208,6 +215,8 @@ def test_a_worker_killed_mid_stream_is_relaunched_and_its_tuples_replayed(
         worker = run.cluster.workers_of(run.storm_id).get(victim_port)
         return worker is not None and worker[1] != victim_id and listening(victim_port)
     wait_until(relaunched, timeout=RUN_SECS, what="a new worker on the killed one's port")
+    wait_until(lambda: not any(process_alive(pid) for pid in victim_pids), timeout=30,
+               what="the killed worker's multilang children gone")
     wait_until(run.every_id_received_and_acked, timeout=RUN_SECS,
                what="every id received and acked")
     assert run.ids("failed"), "no tuple was lost with the killed worker, nothing replayed"
