@@ -1,8 +1,8 @@
 """Faults on Python supervisors, black box: what Storm promises when a worker or a multilang
 child fails mid-run.
 
-One ``pynimbus dev`` and two ``pynimbus supervisor`` processes (two slots each) are shared by
-the module; each test submits its own topology of ``numbered_spout.py`` (ids 0..N-1, acking
+One ``pynimbus dev`` and two ``pynimbus supervisor`` processes (two slots each), on the
+session's real ZooKeeper under a root of their own, are shared by the module; each test submits its own topology of ``numbered_spout.py`` (ids 0..N-1, acking
 on, failed ids emitted again) into ``id_sink_bolt.py`` (records every id it receives), and
 kills it at the end.  A worker killed with SIGKILL while the spout is still emitting is
 launched again and the lost tuples are replayed; a bolt that raises once, or hangs once past
@@ -13,11 +13,12 @@ code 11 and is launched again; in each case every id reaches the sink and is ack
 
 import os
 import signal
+import uuid
 
 import pytest
 
-from nimbus_process import NimbusProcess, free_port
-from supervisor_process import SupervisorProcess, shared_store_option
+from nimbus_process import NimbusProcess, free_port, zookeeper_options
+from supervisor_process import SupervisorProcess
 from test_supervisor_end_to_end import listening, worker_pids_of
 from test_worker_process import submit
 from worker_topologies import common, shell, word_count_jar
@@ -34,18 +35,24 @@ SUPERVISOR_OPTIONS = ["supervisor.monitor.frequency.secs=1",
                       "supervisor.heartbeat.frequency.secs=1"]
 RUN_SECS = 120  # the bound on a topology's run, faults and relaunches included
 
+pytestmark = pytest.mark.zookeeper
+
 
 class FaultCluster:
-    """The module's dev Nimbus and its two supervisors (two slot ports each)."""
+    """The module's dev Nimbus and its two supervisors (two slot ports each), all on the
+    ZooKeeper ``zookeeper_server`` under a fresh root."""
 
-    def __init__(self, root):
+    def __init__(self, root, zookeeper_server):
         nimbus_dir = root / "nimbus"
         nimbus_dir.mkdir()
-        self.nimbus = NimbusProcess(nimbus_dir, options=[
-            shared_store_option(nimbus_dir), "nimbus.monitor.freq.secs=1"])
+        on_zookeeper = zookeeper_options(zookeeper_server.servers, zookeeper_server.port,
+                                         "/pynimbus-faults-%s" % uuid.uuid4().hex)
+        self.nimbus = NimbusProcess(nimbus_dir,
+                                    options=on_zookeeper + ["nimbus.monitor.freq.secs=1"])
         self.supervisors = [
             SupervisorProcess(root / name, nimbus_dir, self.nimbus.port,
-                              ports=[free_port(), free_port()], options=SUPERVISOR_OPTIONS)
+                              ports=[free_port(), free_port()],
+                              options=SUPERVISOR_OPTIONS + on_zookeeper)
             for name in ("sup-a", "sup-b")]
 
     def start(self):
@@ -108,8 +115,8 @@ class FaultCluster:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    cluster = FaultCluster(tmp_path_factory.mktemp("faults"))
+def cluster(tmp_path_factory, zookeeper_server):
+    cluster = FaultCluster(tmp_path_factory.mktemp("faults"), zookeeper_server)
     try:
         cluster.start()
         yield cluster
