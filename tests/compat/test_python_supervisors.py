@@ -282,3 +282,68 @@ def test_stock_rebalance_and_kill_on_python_supervisors(cluster):
     assert not any(process_alive(pid) for pid in cluster.seen_pids)
     assert not any(listening(port) for port in all_slots)
     assert cluster.storm_id(name) is None
+
+
+# 2. storm-starter's WordCountTopology, submitted with the stock storm jar
+
+
+@pytest.fixture(scope="module")
+def starter_word_count(cluster):
+    """storm-starter 1.2.2's WordCountTopology submitted by the stock 1.2.4 ``storm jar`` (one
+    worker, no tuple logging); its storm id, once the topology is listed."""
+    name = "starter-wc"
+    try:
+        jar = real_storm.starter_jar()
+    except maven.MavenUnavailable as e:
+        pytest.skip("storm-starter's jar is unavailable: %s" % e)
+    topology = real_storm.Topology(jar, STARTER_WORD_COUNT, [name],
+                                   {"topology.workers": 1, "topology.debug": False}, None)
+    output = real_storm.storm_jar(VERSION, cluster.target.port,
+                                  os.path.join(cluster.workdir, "jar-conf"), topology)
+    assert "Finished submitting topology: %s" % name in output, output
+    return wait_for(cluster, lambda: cluster.storm_id(name), "%s listed" % name)
+
+
+def component_errors(cluster, storm_id):
+    """``{component: [error text]}`` of getTopologyInfo, components with errors only."""
+    info = cluster.call("getTopologyInfo", id=storm_id)
+    return {component: [e.error for e in errors]
+            for component, errors in (info.errors or {}).items() if errors}
+
+
+def test_starter_split_sentence_runs_on_a_python_worker(cluster, starter_word_count):
+    """Each of SplitSentence's 8 executors runs ``python splitsentence.py`` under a Python
+    worker of the topology: a Python interpreter, in the topology's extracted ``resources``
+    (where Storm's own storm.py, from the jar, sits beside the script), and with its pid file
+    in the worker's pids dir, which storm.py writes in the handshake."""
+    storm_id = starter_word_count
+
+    def split_children():
+        return {pid for pid in cluster.watch_pids()
+                if real_storm.cmdline(pid) == STARTER_SPLIT_COMMAND and process_alive(pid)}
+    wait_for(cluster, lambda: len(split_children()) == STARTER_SPLIT_EXECUTORS,
+             "%d splitsentence.py children with their pid files" % STARTER_SPLIT_EXECUTORS)
+    [worker_port] = cluster.worker_ports(storm_id)
+    assert cluster.assigned_ports(storm_id) == {worker_port}
+    resources_dirs = {os.path.realpath(os.path.join(d, "resources"))
+                      for d in cluster.code_dirs(storm_id)}
+    for pid in split_children():
+        assert os.path.basename(os.readlink("/proc/%d/exe" % pid)).startswith("python")
+        cwd = os.readlink("/proc/%d/cwd" % pid)
+        assert cwd in resources_dirs, (cwd, resources_dirs)
+        assert {"storm.py", "splitsentence.py"} <= set(os.listdir(cwd))
+        assert pid in topology_processes(storm_id)
+    assert "split" not in component_errors(cluster, storm_id)
+
+
+def test_starter_java_components_are_errors_naming_their_classes(cluster, starter_word_count):
+    """RandomSentenceSpout and WordCount are Java objects a Python worker cannot run: each is a
+    component error in getTopologyInfo naming its component and class."""
+    storm_id = starter_word_count
+    wait_for(cluster, lambda: set(STARTER_JAVA_COMPONENTS) <= set(
+        component_errors(cluster, storm_id)), "the Java components' errors")
+    errors = component_errors(cluster, storm_id)
+    assert set(errors) == set(STARTER_JAVA_COMPONENTS)
+    for component, class_name in STARTER_JAVA_COMPONENTS.items():
+        assert errors[component] and all(class_name in e and component in e
+                                         for e in errors[component]), errors[component]
