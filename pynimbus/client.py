@@ -25,14 +25,18 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
 from thrift.Thrift import TApplicationException, TMessageType
 from thrift.transport import TSocket, TTransport
 
-from pynimbus.generated.storm import Nimbus
+from pynimbus.generated.storm import Nimbus, Supervisor
 
 NIMBUS_METHODS = frozenset(Nimbus.Iface.names())
+SUPERVISOR_METHODS = frozenset(Supervisor.Iface.names())
 
 
 class NimbusClient:
     """A connection to a Nimbus at ``host:port``; ``timeout`` (seconds) bounds each socket
     operation.  Connects on creation; :meth:`close` (or ``with``) disconnects."""
+
+    service = Nimbus  # the generated module of the service: its ``<method>_args/_result``
+    methods = NIMBUS_METHODS
 
     def __init__(self, host="localhost", port=6627, timeout=60.0):
         socket = TSocket.TSocket(host, port)
@@ -52,22 +56,26 @@ class NimbusClient:
         self.close()
 
     def __getattr__(self, name):
-        if name in NIMBUS_METHODS:
+        if name in self.methods:
             return functools.partial(self.call, name)
-        raise AttributeError("%r is not a method of service Nimbus" % name)
+        raise AttributeError("%r is not a method of service %s" % (name, self._service_name()))
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | NIMBUS_METHODS)
+        return sorted(set(super().__dir__()) | self.methods)
+
+    def _service_name(self):
+        return self.service.__name__.rsplit(".", 1)[-1]
 
     def call(self, method, *args, **kwargs):
         """Call ``method`` with the IDL's arguments; return its result (None for void).
 
-        :raises AttributeError: ``method`` is not in ``service Nimbus``.
+        :raises AttributeError: ``method`` is not in the service.
         :raises TypeError: an argument the method does not take.
         """
-        if method not in NIMBUS_METHODS:
-            raise AttributeError("%r is not a method of service Nimbus" % method)
-        arguments = getattr(Nimbus, method + "_args")(*args, **kwargs)
+        if method not in self.methods:
+            raise AttributeError("%r is not a method of service %s"
+                                 % (method, self._service_name()))
+        arguments = getattr(self.service, method + "_args")(*args, **kwargs)
         self._seqid += 1
         self._protocol.writeMessageBegin(method, TMessageType.CALL, self._seqid)
         arguments.write(self._protocol)
@@ -82,7 +90,7 @@ class NimbusClient:
             error.read(self._protocol)
             self._protocol.readMessageEnd()
             raise error
-        result = getattr(Nimbus, method + "_result")()
+        result = getattr(self.service, method + "_result")()
         result.read(self._protocol)
         self._protocol.readMessageEnd()
         if seqid != self._seqid:
@@ -92,3 +100,11 @@ class NimbusClient:
             if field is not None and getattr(result, field[2]) is not None:
                 raise getattr(result, field[2])
         return getattr(result, "success", None)
+
+
+class SupervisorClient(NimbusClient):
+    """The same, for a 2.x supervisor's ``service Supervisor`` at ``host:port``
+    (``supervisor.thrift.port``; Storm 2.x's ``SupervisorClient``)."""
+
+    service = Supervisor
+    methods = SUPERVISOR_METHODS

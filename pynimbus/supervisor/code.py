@@ -62,10 +62,18 @@ def supervisor_stormdist_root(conf, storm_id=None):
     root = os.path.join(supervisor_local_dir(conf), "stormdist")
     if storm_id is None:
         return root
+    return os.path.join(root, stormdist_name(storm_id))
+
+
+def stormdist_name(storm_id):
+    """The name of a topology's ``stormdist`` directory: the storm id URL-encoded.
+
+    :raises ValueError: an id whose encoding is no single directory name.
+    """
     name = url_encode_2x(storm_id)
     if name in ("", ".", ".."):
         raise ValueError("%r is not a topology id a directory can be named after" % storm_id)
-    return os.path.join(root, name)
+    return name
 
 
 def supervisor_tmp_dir(conf):

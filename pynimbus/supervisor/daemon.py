@@ -25,6 +25,18 @@ A worker whose heartbeat is older than ``supervisor.worker.timeout.secs``, or wh
 exited, is killed and launched again by the next sync.  Blocking work (cluster state, files,
 downloads, forks) runs through ``run_blocking`` (a thread by default); time is the reactor's.
 
+In 2.x mode (``pynimbus.storm.compat: "2.x"``, the key Nimbus reads) the supervisor is a
+2.8.8 one (``Supervisor.launch`` and ``launchDaemon``): it serves the ``Supervisor`` Thrift
+service on ``supervisor.thrift.port`` (:mod:`.thrift_service`) and registers that port as its
+``server_port``; its assignments are no longer read from cluster state but held in memory,
+replaced whole by what Nimbus pushes (``sendSupervisorAssignments``) and by what it pulls with
+``getSupervisorAssignments`` at start and every 10 seconds (``SynchronizeAssignments``), each
+followed by a sync; and every ``worker.heartbeat.frequency.secs`` it reports its workers'
+heartbeats to the leader with ``sendSupervisorWorkerHeartbeats`` (``ReportWorkerHeartbeats``).
+Its workers get ``supervisor.thrift.port`` in their conf file, to ask it for their assignment
+and send it their heartbeats.  Deliberate difference: until the first pull or push succeeds it
+does not sync, so a supervisor restarted while Nimbus is away keeps its workers.
+
 Each supervisor owns only ``<storm.local.dir>/workers`` and the ports it was assigned, so
 several on one machine, each with its own local dir and ports, never touch each other's workers.
 On stop the supervisor leaves its workers running, as Storm's does; they run in a session of
@@ -46,12 +58,16 @@ from twisted.internet.threads import deferToThread
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import make_cluster_state
 from pynimbus.cluster.paths import url_encode_2x
-from pynimbus.supervisor import assignments, code, registration, worker_dirs
+from pynimbus.supervisor import (
+    assignments, code, nimbus_rpc, registration, thrift_service, worker_dirs)
 from pynimbus.supervisor.assignments import LaunchedWorker
 
 log = logging.getLogger(__name__)
 
 WORKER_CONF_FILE = "supervisor-conf.json"
+# Seconds a 2.x supervisor's call to Nimbus (pull, heartbeat report) may take: these run
+# every few seconds, so one stuck on a dead Nimbus must end before long.
+NIMBUS_CALL_TIMEOUT_SECS = 10.0
 
 
 def worker_launch_command(conf_path, storm_id, supervisor_id, port, worker_id):
@@ -104,6 +120,17 @@ def find_leader_nimbus(conf, timeout=30.0):
             errors.append("%s:%d: %s" % (seed, port, e))
     raise code.CodeDownloadFailed("no leader Nimbus found among nimbus.seeds (%s)"
                                   % ("; ".join(errors) or "none configured"))
+
+
+def call_leader_nimbus(conf, method, *args, timeout=NIMBUS_CALL_TIMEOUT_SECS):
+    """Call ``method`` on the leader Nimbus over a new connection, as 2.8.8 daemons do
+    through ``NimbusClient.Builder.withConf(conf).forDaemon()``.  Blocking.
+
+    :raises code.CodeDownloadFailed: no leader found; else what the call raises.
+    """
+    host, port = find_leader_nimbus(conf, timeout)
+    with NimbusClient(host, port, timeout=timeout) as nimbus:
+        return nimbus.call(method, *args)
 
 
 def download_missing_code(conf, storm_ids, timeout=60.0):
@@ -172,8 +199,16 @@ class SupervisorDaemon:
         self.launched = {}       # {worker_id: LaunchedWorker} launched by this process
         self.children = {}       # {worker_id: Popen} of the workers this process started
         self.dead_workers = set()
-        self._sync_loop = None
         self._owns_cluster_state = cluster_state is None
+        self._sync_lock = defer.DeferredLock()
+        # 2.x: the Thrift service, the assignments Nimbus gave (InMemoryAssignmentBackend)
+        self.rpc = conf.get("pynimbus.storm.compat") == "2.x"
+        self.hostname = registration.supervisor_hostname(conf)
+        self.server_port = None
+        self.listening = None
+        self.local_assignments = {}
+        self.assignments_synchronized = False
+        self._loops = []
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -190,10 +225,29 @@ class SupervisorDaemon:
 
         def started(prepared):
             self.supervisor_id, self.cluster_state = prepared
+            if self.rpc:
+                self._listen()
             log.info("Starting supervisor with id %s at host %s", self.supervisor_id,
-                     registration.supervisor_hostname(self.conf))
+                     self.hostname)
             self._start_timers()
         return d.addCallback(started)
+
+    def _listen(self):
+        """Serve the ``Supervisor`` service (2.x) on ``supervisor.thrift.port``, on the
+        address Nimbus binds (``pynimbus.thrift.bind.address``).
+
+        :raises ConfigError: an authorizer setting this supervisor cannot honour.
+        :raises CannotListenError: the port is taken (2.8.8 fails its start there too).
+        """
+        thrift_service.check_authorizer_conf(self.conf)
+        factory = thrift_service.supervisor_server_factory(
+            thrift_service.SupervisorService(self), self.conf, self.reactor)
+        self.listening = self.reactor.listenTCP(
+            int(self.conf["supervisor.thrift.port"]), factory,
+            interface=self.conf.get("pynimbus.thrift.bind.address") or "")
+        self.server_port = self.listening.getHost().port
+        log.info("supervisor %s serves the Supervisor service on port %d",
+                 self.supervisor_id, self.server_port)
 
     def _start_timers(self):
         """The heartbeat now and periodically, then the sync now and periodically (1.2.4
@@ -201,21 +255,35 @@ class SupervisorDaemon:
         registration)."""
         self.heartbeat = registration.SupervisorHeartbeat(
             self.conf, self.cluster_state, self.supervisor_id,
-            registration.supervisor_hostname(self.conf), lambda: set(self.assigned),
-            self.reactor, run_blocking=self.run_blocking)
+            self.hostname, lambda: set(self.assigned),
+            self.reactor, run_blocking=self.run_blocking, server_port=self.server_port)
         self.heartbeat.start()
-        self._sync_loop = task.LoopingCall(self._sync_logged)
-        self._sync_loop.clock = self.reactor
-        self._sync_loop.start(float(self.conf["supervisor.monitor.frequency.secs"]),
-                              now=True)
+        if self.rpc:
+            self._start_loop(self._synchronize_assignments,
+                             nimbus_rpc.SYNCHRONIZE_ASSIGNMENTS_PERIOD_SECS)
+            self._start_loop(self._report_worker_heartbeats,
+                             self.conf["worker.heartbeat.frequency.secs"])
+        self._start_loop(self._sync_logged, self.conf["supervisor.monitor.frequency.secs"])
+
+    def _start_loop(self, f, period_secs):
+        """Call ``f`` now and every ``period_secs`` (a run in progress delays the next)."""
+        loop = task.LoopingCall(f)
+        loop.clock = self.reactor
+        loop.start(float(period_secs), now=True)
+        self._loops.append(loop)
+        return loop
 
     def stop(self):
         """Stop beating and syncing; the workers keep running (as Storm's supervisor leaves
         them).  A Deferred that fires once the cluster state is closed."""
         if self.heartbeat is not None:
             self.heartbeat.stop()
-        if self._sync_loop is not None and self._sync_loop.running:
-            self._sync_loop.stop()
+        for loop in self._loops:
+            if loop.running:
+                loop.stop()
+        if self.listening is not None:
+            self.listening.stopListening()
+            self.listening.factory.close_connections()
         if self._owns_cluster_state and self.cluster_state is not None:
             return self.run_blocking(self.cluster_state.close)
         return defer.succeed(None)
@@ -223,15 +291,60 @@ class SupervisorDaemon:
     # -- one sync ------------------------------------------------------------------------
 
     def _sync_logged(self):
-        d = self.sync()
+        """One sync after those under way (syncs never overlap); a failure is logged."""
+        d = self._sync_lock.run(self.sync)
         d.addErrback(lambda failure: log.warning(
             "supervisor %s: sync failed, trying again next period: %s",
             self.supervisor_id, failure.getTraceback()))
         return d
 
     def _read_assignments_snapshot(self):
-        """``{storm_id: Assignment}`` of every topology with an assignment.  Blocking."""
+        """``{storm_id: Assignment}`` of every topology with an assignment: cluster state's
+        (1.x), or the copy Nimbus gave (2.x).  Blocking."""
+        if self.rpc:
+            return dict(self.local_assignments)
         return self.cluster_state.assignment_infos(self.cluster_state.assignments())
+
+    # -- 2.x: assignments and heartbeats over RPC -----------------------------------------
+
+    def take_assignments(self, storm_assignment):
+        """Replace the local copy with checked ``{storm_id: Assignment}`` and sync (2.8.8
+        ``SynchronizeAssignments`` with a push: ``syncRemoteAssignments``, then the sync)."""
+        self.local_assignments = storm_assignment
+        self.assignments_synchronized = True
+        return self._sync_logged()
+
+    def _pull_assignments(self):
+        """This supervisor's assignments from the leader, checked.  Blocking."""
+        pulled = call_leader_nimbus(self.conf, "getSupervisorAssignments", self.supervisor_id)
+        return nimbus_rpc.assigned_assignments_to_local([pulled])
+
+    @defer.inlineCallbacks
+    def _synchronize_assignments(self):
+        """Port of ``SynchronizeAssignments.run`` without a push (2.8.8): pull, then sync.
+        A failed pull is logged; the local copy stays and the sync runs on it."""
+        try:
+            storm_assignment = yield self.run_blocking(self._pull_assignments)
+        except Exception as e:
+            log.error("Get assignments from master exception: %s", e)
+        else:
+            if storm_assignment is not None:
+                self.local_assignments = storm_assignment
+                self.assignments_synchronized = True
+        yield self._sync_logged()
+
+    def _worker_heartbeats_report(self):
+        """Blocking: read the workers' heartbeats and send them to the leader."""
+        report = nimbus_rpc.supervisor_worker_heartbeats(
+            self.supervisor_id, worker_dirs.read_worker_heartbeats(self.conf))
+        call_leader_nimbus(self.conf, "sendSupervisorWorkerHeartbeats", report)
+
+    def _report_worker_heartbeats(self):
+        """Port of ``ReportWorkerHeartbeats.run`` (2.8.8); a failure is logged."""
+        d = self.run_blocking(self._worker_heartbeats_report)
+        d.addErrback(lambda failure: log.error(
+            "Send worker heartbeats to master exception: %s", failure.getErrorMessage()))
+        return d
 
     def my_assignments(self, snapshot):
         """``{port: LocalAssignment}`` on this supervisor's own slot ports (1.2.4 makes a
@@ -258,6 +371,9 @@ class SupervisorDaemon:
     @defer.inlineCallbacks
     def sync(self):
         """One sync (see the module's docstring); a Deferred that fires when it is done."""
+        if self.rpc and not self.assignments_synchronized:
+            log.debug("no assignments from Nimbus yet: not syncing")
+            return
         snapshot = yield self.run_blocking(self._read_assignments_snapshot)
         try:
             assigned = self.my_assignments(snapshot)
@@ -356,8 +472,11 @@ class SupervisorDaemon:
         worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
         cwd = worker_dirs.worker_root(self.conf, worker_id)
         conf_path = os.path.join(cwd, WORKER_CONF_FILE)
+        worker_conf = dict(self.conf)
+        if self.server_port is not None:  # the port really served (the conf's may be 0)
+            worker_conf["supervisor.thrift.port"] = self.server_port
         with open(conf_path, "w") as f:
-            json.dump(self.conf, f, default=str)
+            json.dump(worker_conf, f, default=str)
         command = self.worker_command(conf_path, storm_id, self.supervisor_id, port, worker_id)
         with open(os.path.join(artifacts, "worker.log"), "ab") as out:
             child = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,

@@ -17,7 +17,7 @@ import uuid
 from twisted.internet import task
 from twisted.internet.threads import deferToThread
 
-from pynimbus import STORM_VERSION
+from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.generated.storm.ttypes import LSSupervisorId, SupervisorInfo
 from pynimbus.local_state import LocalState
 from pynimbus.nimbus import nimbus_hostname
@@ -74,24 +74,28 @@ def mk_supervisor_capacities(conf):
             "supervisor.cpu.capacity": float(400.0 if cpu is None else cpu)}
 
 
-def build_supervisor_info(conf, hostname, assignment_id, used_ports, uptime_secs, now_secs):
-    """Port of ``SupervisorHeartbeat.buildSupervisorInfo`` (1.2.4): pure.
+def build_supervisor_info(conf, hostname, assignment_id, used_ports, uptime_secs, now_secs,
+                          server_port=None):
+    """Port of ``SupervisorHeartbeat.buildSupervisorInfo`` (1.2.4; 2.8.8 without NUMA): pure.
 
     :param used_ports: the ports with a local assignment.
     :param uptime_secs: seconds since the supervisor started.
     :param now_secs: the time in seconds (``time_secs``).
+    :param server_port: the port of the supervisor's own Thrift service, which only a 2.x
+        supervisor has (None: a 1.x supervisor, no ``server_port`` and version 1.2.4).
 
     ``meta`` is ``supervisor.slots.ports`` (StandaloneSupervisor's metadata), which Nimbus
-    reads as the supervisor's slots.  2.8.8 also sets ``server_port`` (the supervisor's own
-    Thrift service, which a 1.x supervisor has not) and normalized resources, NUMA aside.
+    reads as the supervisor's slots.  2.8.8 also normalizes the resources and adds
+    ``supervisor.resources.map``'s; pynimbus's 2.x supervisor does not.
     """
     return SupervisorInfo(
         time_secs=int(now_secs), hostname=hostname, assignment_id=assignment_id,
         used_ports=sorted(int(port) for port in used_ports),
         meta=_ports(conf.get("supervisor.slots.ports")),
         scheduler_meta=conf.get("supervisor.scheduler.meta"),
-        uptime_secs=int(uptime_secs), version=STORM_VERSION,
-        resources_map=mk_supervisor_capacities(conf))
+        uptime_secs=int(uptime_secs),
+        version=STORM_VERSION if server_port is None else STORM_VERSION_2X,
+        resources_map=mk_supervisor_capacities(conf), server_port=server_port)
 
 
 class SupervisorHeartbeat:
@@ -103,11 +107,13 @@ class SupervisorHeartbeat:
     :param used_ports: a callable returning the ports with a local assignment, read each beat.
     :param clock: the reactor (``seconds()``, ``callLater``); uptime counts from creation.
     :param run_blocking: ``f, *args -> Deferred`` running ``f`` off the reactor thread.
+    :param server_port: the supervisor's Thrift service port (2.x), or None.
     """
 
     def __init__(self, conf, cluster_state, supervisor_id, hostname, used_ports, clock,
-                 run_blocking=deferToThread):
+                 run_blocking=deferToThread, server_port=None):
         self.conf = conf
+        self.server_port = server_port
         self.cluster_state = cluster_state
         self.supervisor_id = supervisor_id
         self.hostname = hostname
@@ -120,7 +126,8 @@ class SupervisorHeartbeat:
     def supervisor_info(self):
         now = self.clock.seconds()
         return build_supervisor_info(self.conf, self.hostname, self.supervisor_id,
-                                     self.used_ports(), now - self.start_secs, now)
+                                     self.used_ports(), now - self.start_secs, now,
+                                     self.server_port)
 
     def run(self):
         """One beat: returns a Deferred that fires once the info is written.  A failed write

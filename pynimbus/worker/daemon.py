@@ -8,6 +8,15 @@ other workers, write the pid file, the LocalState heartbeat (``do-heartbeat``) a
 cluster-state worker heartbeat (``do-executor-heartbeats``) on their periods, refresh the
 assignment every ``task.refresh.poll.secs`` and stop once the slot no longer runs the
 topology.  Cluster-state calls and file writes run in threads: the reactor never blocks.
+
+In 2.x mode (``pynimbus.storm.compat: "2.x"``) the worker is a 2.8.8 one (``Worker`` and
+``WorkerState``): it reads its assignment from its supervisor's ``getLocalAssignmentForStorm``
+(at ``supervisor.thrift.port`` on this host), from cluster state only when the supervisor
+does not answer; after each LocalState heartbeat it sends the same heartbeat to the
+supervisor (``sendSupervisorWorkerHeartbeat``), to the leader Nimbus when the supervisor does
+not take it (``heartbeatToMasterIfLocalbeatFail``); its stats heartbeat goes to cluster state
+every ``executor.metrics.frequency.secs``; and it stops once its executors differ from the
+assignment's (``suicideIfLocalAssignmentsChanged``).
 """
 
 import json
@@ -24,7 +33,8 @@ from pynimbus.cluster.serialization import deserialize
 from pynimbus.clojure_port.system_topology import (
     ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
 from pynimbus.clojure_port.tasks import storm_task_info
-from pynimbus.generated.storm.ttypes import StormTopology, TopologyStatus
+from pynimbus.generated.storm.ttypes import (
+    StormTopology, SupervisorWorkerHeartbeat, TopologyStatus)
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor.registration import supervisor_hostname
 from pynimbus.supervisor.worker_dirs import (
@@ -51,6 +61,9 @@ log = logging.getLogger(__name__)
 
 SYSTEM_EXECUTOR = (-1, -1)  # the worker's own __system executor, in its beats
 EXIT_CODE_CHILD_DIED = 11  # ShellBolt.die: Runtime.halt(11)
+EXIT_CODE_SUICIDE = 1  # 2.8.8 Worker's suicide function: exitProcess(1, ...)
+# Seconds a 2.x worker's call to its supervisor or to Nimbus may take (they run every second).
+RPC_TIMEOUT_SECS = 5.0
 
 
 def read_supervisor_storm_conf(conf, storm_id):
@@ -101,6 +114,23 @@ def remote_task_to_node_port(assignment, supervisor_id, port):
     return ret
 
 
+def supervisor_worker_heartbeat(ls_heartbeat):
+    """The ``SupervisorWorkerHeartbeat`` of a LocalState heartbeat (2.8.8
+    ``heartbeatToMasterIfLocalbeatFail``): storm id, executors and time."""
+    return SupervisorWorkerHeartbeat(storm_id=ls_heartbeat.topology_id,
+                                     executors=list(ls_heartbeat.executors),
+                                     time_secs=ls_heartbeat.time_secs)
+
+
+def call_supervisor(conf, method, *args):
+    """Call ``method`` of this host's supervisor (``supervisor.thrift.port`` of the
+    supervisor's ``conf``; 2.8.8 passes the port on the worker's command line).  Blocking."""
+    from pynimbus.client import SupervisorClient  # 2.x only: a 1.x worker never loads it
+    with SupervisorClient(supervisor_hostname(conf), int(conf["supervisor.thrift.port"]),
+                          timeout=RPC_TIMEOUT_SECS) as supervisor:
+        return supervisor.call(method, *args)
+
+
 class WorkerDaemon(object):
     """One worker process (worker.clj ``mk-worker``).
 
@@ -113,6 +143,9 @@ class WorkerDaemon(object):
                  run_blocking=deferToThread, clock=time.time, environ=os.environ):
         self.reactor = reactor
         self.supervisor_conf = conf
+        # a 2.x supervisor serves the Supervisor service: the worker talks to it (its conf
+        # file, not the topology's stored conf, has the port it serves)
+        self.rpc = conf.get("pynimbus.storm.compat") == "2.x"
         self.storm_id = storm_id
         self.supervisor_id = supervisor_id
         self.port = port
@@ -147,12 +180,12 @@ class WorkerDaemon(object):
                                             self.storm_id)
         topology = yield self.run_blocking(read_supervisor_topology, self.supervisor_conf,
                                            self.storm_id)
-        assignment = yield self.run_blocking(self.cluster_state.assignment_info, self.storm_id)
+        compat = self.conf.get("pynimbus.storm.compat", "1.x")
+        self.compat = compat
+        assignment = yield self.run_blocking(self._read_assignment)
         if assignment is None:
             raise RuntimeError("topology %s has no assignment" % self.storm_id)
         yield self.run_blocking(self._write_pid_file)
-        compat = self.conf.get("pynimbus.storm.compat", "1.x")
-        self.compat = compat
         self.user_topology = topology
         self.system_topology = system_topology(self.conf, topology, compat)
         self.task_to_component = storm_task_info(topology, self.conf, compat)
@@ -165,6 +198,19 @@ class WorkerDaemon(object):
         base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
         self._apply_status(base)
         self._start_loops()
+
+    def _read_assignment(self):
+        """The topology's Assignment: cluster state's (1.x); in 2.x the supervisor's local
+        copy, cluster state's only when the supervisor does not answer (2.8.8
+        ``WorkerState.getLocalAssignment``).  Blocking."""
+        if self.rpc:
+            try:
+                return call_supervisor(self.supervisor_conf, "getLocalAssignmentForStorm",
+                                       self.storm_id)
+            except Exception as e:
+                log.info("assignment not read from the supervisor (%s): reading cluster state",
+                         e)
+        return self.cluster_state.assignment_info(self.storm_id)
 
     def _write_pid_file(self):
         os.makedirs(worker_pids_root(self.supervisor_conf, self.worker_id), exist_ok=True)
@@ -334,8 +380,11 @@ class WorkerDaemon(object):
                          % (executor.component_id, failure.getErrorMessage()))
 
     def _start_loops(self):
+        # 2.x writes the stats heartbeat on the metrics period (no Pacemaker here)
+        stats_period_key = ("executor.metrics.frequency.secs" if self.rpc
+                            else "task.heartbeat.frequency.secs")
         for period_key, beat in (("worker.heartbeat.frequency.secs", self._heartbeat_local),
-                                 ("task.heartbeat.frequency.secs", self._heartbeat_cluster),
+                                 (stats_period_key, self._heartbeat_cluster),
                                  ("task.refresh.poll.secs", self._refresh)):
             loop = task.LoopingCall(beat)
             loop.clock = self.reactor
@@ -372,7 +421,27 @@ class WorkerDaemon(object):
         heartbeat = ls_worker_heartbeat(self.clock(), self.storm_id,
                                         self.executor_ids + [SYSTEM_EXECUTOR], self.port)
         d = self.run_blocking(self._local_state.put, LS_WORKER_HEARTBEAT, heartbeat)
+        if self.rpc:
+            d.addCallback(lambda _: self.run_blocking(
+                self._heartbeat_to_master_if_local_beat_fail,
+                supervisor_worker_heartbeat(heartbeat)))
         return d.addErrback(self._log_failure, "local heartbeat")
+
+    def _heartbeat_to_master_if_local_beat_fail(self, heartbeat):
+        """Port of ``Worker.heartbeatToMasterIfLocalbeatFail`` (2.8.8): the heartbeat to the
+        supervisor, or to the leader Nimbus if the supervisor fails; a failure there too is
+        logged.  Blocking."""
+        try:
+            call_supervisor(self.supervisor_conf, "sendSupervisorWorkerHeartbeat", heartbeat)
+            return
+        except Exception as e:
+            log.warning("Exception when send heartbeat to local supervisor: %s", e)
+        from pynimbus.supervisor.daemon import call_leader_nimbus  # 2.x only, as above
+        try:
+            call_leader_nimbus(self.conf, "sendSupervisorWorkerHeartbeat", heartbeat,
+                               timeout=RPC_TIMEOUT_SECS)
+        except Exception as e:
+            log.error("Exception when send heartbeat to master: %s", e)
 
     def _heartbeat_cluster(self):
         """worker.clj ``do-executor-heartbeats``: the ClusterWorkerHeartbeat."""
@@ -395,18 +464,29 @@ class WorkerDaemon(object):
         """worker.clj ``refresh-connections`` and ``refresh-storm-active``: stop when this
         slot no longer runs the topology; follow the topology's status."""
         try:
-            assignment = yield self.run_blocking(self.cluster_state.assignment_info,
-                                                 self.storm_id)
+            assignment = yield self.run_blocking(self._read_assignment)
             base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
         except Exception as e:
             log.warning("assignment refresh failed: %s", e)
             return
-        if assignment is None or not my_executors(assignment, self.supervisor_id, self.port):
+        assigned = my_executors(assignment, self.supervisor_id, self.port) if assignment else []
+        if not assigned:
             log.info("port %d no longer runs %s; shutting down", self.port, self.storm_id)
             self.reactor.stop()
             return
+        if self.rpc and assigned != self.executor_ids:
+            self._suicide(assigned)
+            return
         self._connect(assignment)
         self._apply_status(base)
+
+    def _suicide(self, assigned_executors):
+        """2.8.8 ``suicideIfLocalAssignmentsChanged``: the assignment gives this port other
+        executors, so this worker exits (code 1) and its supervisor launches the new one."""
+        log.info("Found conflicting assignments. We shouldn't be alive! Assigned: %s, "
+                 "Current: %s", assigned_executors, self.executor_ids)
+        self.exit_code = EXIT_CODE_SUICIDE
+        self.reactor.stop()
 
     def _apply_status(self, base):
         active = base is not None and base.status == TopologyStatus.ACTIVE
