@@ -2,10 +2,12 @@
 child fails mid-run.
 
 One ``pynimbus dev`` and two ``pynimbus supervisor`` processes (two slots each), on the
-session's real ZooKeeper under a root of their own, are shared by the module; each test submits its own topology of ``numbered_spout.py`` (ids 0..N-1, acking
-on, failed ids emitted again) into ``id_sink_bolt.py`` (records every id it receives), and
-kills it at the end.  A worker killed with SIGKILL while the spout is still emitting is
-launched again and the lost tuples are replayed; a bolt that raises once, or hangs once past
+session's real ZooKeeper under a root of their own, are shared by the module; each test
+submits its own topology of ``numbered_spout.py`` (ids 0..N-1, acking on, failed ids emitted
+again) into ``id_sink_bolt.py`` (records every id it receives), and kills it at the end.
+
+A worker killed with SIGKILL while the spout is still emitting is launched again and the lost
+tuples are replayed; a bolt that raises once, or hangs once past
 ``topology.subprocess.timeout.secs``, is reported in getTopologyInfo, its worker exits with
 code 11 and is launched again; in each case every id reaches the sink and is acked.
 """
@@ -149,16 +151,16 @@ class FaultRun:
         self.count = count
         self.paths = {key: str(tmp_path / key) for key in ("received", "acked", "failed",
                                                            "marker")}
-        self.storm_id = None
+        self.name = self.storm_id = None
 
     def submit(self, name, topology, topo_conf, wait_until):
         wait_until(self.cluster.supervisors_listed, timeout=30, what="both supervisors listed")
         conf = dict(topo_conf, **{"faulttest.count": self.count})
         conf.update(("faulttest." + key, path) for key, path in self.paths.items())
+        self.name = name
         with self.cluster.client() as client:
             self.storm_id = submit(client, name, word_count_jar(scripts=FAULT_SCRIPTS),
                                    topology, conf)
-        self.name = name
 
     def ids(self, key):
         return read_ids(self.paths[key])
