@@ -210,50 +210,58 @@ def resolve_classpath(version, timeout=900.0, log=None, kind=NIMBUS):
     :raises MavenUnavailable: with the reason (no mvn, Maven Central unreachable, not served).
     """
     name, artifacts = classpath_artifacts(version, kind)
-    jars = cached_classpath(version, name)
+    return resolve_artifacts(name, artifacts, "Storm %s" % version, timeout, log)
+
+
+def resolve_artifacts(name, artifacts, what, timeout=900.0, log=None):
+    """The jar paths of ``artifacts`` (:class:`Artifact`) and their runtime dependencies, cached
+    as the classpath ``name``; ``what`` names them in messages.
+
+    :raises MavenUnavailable: with the reason (no mvn, Maven Central unreachable, not served).
+    """
+    jars = cached_classpath(None, name)
     if jars:
         return jars
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise MavenUnavailable("mvn is not installed (apt-get install maven) and Storm %s is not "
-                               "in the cache %s" % (version, CACHE_DIR))
-    rel = release(version)
+        raise MavenUnavailable("mvn is not installed (apt-get install maven) and %s is not "
+                               "in the cache %s" % (what, CACHE_DIR))
     os.makedirs(LOCAL_REPO, exist_ok=True)
     os.makedirs(CLASSPATH_DIR, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pynimbus-oracle-mvn-") as tmp:
         with open(os.path.join(tmp, "pom.xml"), "w") as f:
-            f.write(pom_xml(rel, artifacts, name))
+            f.write(pom_xml(None, artifacts, name))
         out_file = os.path.join(tmp, "classpath.txt")
         cmd = [mvn, "-B", "-q", "-Dmaven.repo.local=" + LOCAL_REPO,
                DEPENDENCY_PLUGIN + ":build-classpath", "-Dmdep.includeScope=runtime",
                "-Dmdep.outputFile=" + out_file]
         if log:
-            log("resolving Storm %s with: %s" % (version, " ".join(cmd)))
+            log("resolving %s with: %s" % (what, " ".join(cmd)))
         try:
             proc = subprocess.run(cmd, cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise MavenUnavailable("mvn did not finish resolving Storm %s within %.0f s (Maven "
-                                   "Central slow or unreachable)" % (version, timeout))
+            raise MavenUnavailable("mvn did not finish resolving %s within %.0f s (Maven "
+                                   "Central slow or unreachable)" % (what, timeout))
         output = proc.stdout.decode("utf-8", "replace")
         if proc.returncode != 0 or not os.path.exists(out_file):
             errors = "\n".join(line for line in output.splitlines() if "ERROR" in line)[:2000]
             if _OFFLINE_PATTERNS.search(output):
-                raise MavenUnavailable("Maven Central is unreachable, cannot resolve Storm %s:\n%s"
-                                       % (version, errors))
+                raise MavenUnavailable("Maven Central is unreachable, cannot resolve %s:\n%s"
+                                       % (what, errors))
             if _NOT_FOUND_PATTERNS.search(output):
-                raise MavenUnavailable("Storm %s is not served by Maven Central here:\n%s"
-                                       % (version, errors))
-            raise MavenUnavailable("mvn failed (exit %s) resolving Storm %s:\n%s"
-                                   % (proc.returncode, version, errors or output[-2000:]))
+                raise MavenUnavailable("%s is not served by Maven Central here:\n%s"
+                                       % (what, errors))
+            raise MavenUnavailable("mvn failed (exit %s) resolving %s:\n%s"
+                                   % (proc.returncode, what, errors or output[-2000:]))
         with open(out_file) as f:
             jars = [j for j in f.read().strip().split(os.pathsep) if j]
     if not jars or not all(os.path.isfile(j) for j in jars):
-        raise MavenUnavailable("mvn returned an incomplete classpath for Storm %s" % version)
-    tmp_cp = "%s.%d.tmp" % (classpath_file(version, name), os.getpid())
+        raise MavenUnavailable("mvn returned an incomplete classpath for %s" % what)
+    tmp_cp = "%s.%d.tmp" % (classpath_file(None, name), os.getpid())
     with open(tmp_cp, "w") as f:
         f.write("\n".join(jars) + "\n")
-    os.replace(tmp_cp, classpath_file(version, name))
+    os.replace(tmp_cp, classpath_file(None, name))
     return jars
 
 
