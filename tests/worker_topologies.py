@@ -4,13 +4,19 @@ and the ``StormTopology`` of shell components that runs them.
 :func:`word_count` is the pystorm word count: the ``sentences`` spout emits each line of the
 corpus once with a message id (and appends acked ids to ``$WORDCOUNT_ACKED``), ``split``
 emits a word per tuple, ``count`` (fields grouping on ``word``) appends ``<task> <word>
-<count>`` to ``$WORDCOUNT_OUTPUT``; :func:`final_counts` reads that file back.
+<count>`` to ``$WORDCOUNT_OUTPUT``; :func:`final_counts` reads that file back.  The same
+split and count written against Storm's own ``storm.py`` (:data:`STORM_PY_SCRIPTS`) produce the
+same file; their jar needs ``storm.py`` beside them (``files`` of :func:`word_count_jar`).
 """
 
 import collections
 import os
 import sys
 
+import pytest
+
+from compat.oracle.maven import MavenUnavailable
+from compat.topology_jars import storm_py
 from test_supervisor_code import jar_bytes
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, NullStruct,
@@ -19,6 +25,8 @@ from pynimbus.generated.storm.ttypes import (
 COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
 WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py",
                       "wc_once_split_bolt.py")
+# the split (storm.BasicBolt) and count (storm.Bolt) bolts that import Storm's storm.py
+STORM_PY_SCRIPTS = ("wc_storm_py_split_bolt.py", "wc_storm_py_count_bolt.py")
 CORPUS = [
     "the cow jumped over the moon",
     "an apple a day keeps the doctor away",
@@ -28,15 +36,26 @@ CORPUS = [
 ] * 4
 
 
-def word_count_jar(corpus=CORPUS, scripts=WORD_COUNT_SCRIPTS, renamed=None):
+def word_count_jar(corpus=CORPUS, scripts=WORD_COUNT_SCRIPTS, renamed=None, files=None):
     """The jar: the ``scripts`` of multilang_components/ (the word count's by default),
-    ``{name in the jar: script}`` of ``renamed``, and ``corpus.txt`` under ``resources/``."""
+    ``{name in the jar: script}`` of ``renamed``, ``{name: bytes}`` of ``files`` and
+    ``corpus.txt`` under ``resources/``."""
     entries = {"resources/corpus.txt": "".join(line + "\n" for line in corpus).encode()}
+    entries.update(("resources/" + name, data) for name, data in (files or {}).items())
     for name, script in [(script, script) for script in scripts] + list(
             (renamed or {}).items()):
         with open(os.path.join(COMPONENTS_DIR, script), "rb") as f:
             entries["resources/" + name] = f.read()
     return jar_bytes(entries)
+
+
+def storm_py_or_skip():
+    """Storm's own ``storm.py`` (from the multilang-python artifact, fetched once by Maven into
+    ``.cache``); skips the calling test, with the reason, where Maven cannot serve it."""
+    try:
+        return storm_py()
+    except MavenUnavailable as e:
+        pytest.skip("needs Storm's storm.py from org.apache.storm:multilang-python: %s" % e)
 
 
 def expected_counts(corpus=CORPUS):
@@ -55,7 +74,7 @@ def common(inputs, fields, parallelism):
 
 
 def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py",
-               split_object=None):
+               split_object=None, count_script="wc_count_bolt.py"):
     """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields).
     ``wc_once_split_bolt.py`` as ``split_script`` fails (or drops) each sentence once per
     task.  ``split_object`` replaces the split bolt's ComponentObject."""
@@ -66,7 +85,7 @@ def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_
             "split": Bolt(split_object or shell(split_script), common(
                 {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},
                 ["word"], split_parallelism)),
-            "count": Bolt(shell("wc_count_bolt.py"), common(
+            "count": Bolt(shell(count_script), common(
                 {GlobalStreamId("split", "default"): Grouping(fields=["word"])},
                 ["word", "count"], count_parallelism)),
         },

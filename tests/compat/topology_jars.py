@@ -3,8 +3,9 @@
 :func:`topology_jar` runs Maven once per Storm version and source state: the module is compiled
 against ``storm-core`` (1.x) or ``storm-client`` (2.x) as a ``provided`` dependency, and
 ``resources/storm.py`` -- Storm's multilang helper, which the ``split`` ShellBolt imports -- is
-copied at build time from ``org.apache.storm:multilang-python:2.8.3`` (Maven Central serves no
-1.x multilang-python; the multilang protocol is the same).  Output goes to
+copied at build time from ``org.apache.storm:multilang-python:2.8.3`` (:func:`storm_py`; Maven
+Central serves no 1.2.4 multilang-python, and the storm.py of 1.2.3, the newest 1.x it serves,
+differs from 2.8.3's only in blank lines, comments and the shebang).  Output goes to
 ``.cache/topology-jars/<version>-<digest>/`` (``.cache/`` is in ``.gitignore``), where the
 digest covers the sources, the pom and the Storm version, so an edit rebuilds and an unchanged
 tree never does.  Maven's plugins are named with fixed versions, so a build never asks for
@@ -47,6 +48,16 @@ PLUGINS = (
     "org.apache.maven.plugins:maven-compiler-plugin:3.13.0:compile",
     "org.apache.maven.plugins:maven-jar-plugin:3.4.2:jar",
 )
+
+
+def storm_py():
+    """The bytes of Storm's ``storm.py`` (``resources/storm.py`` of :data:`MULTILANG_PYTHON`),
+    the jar fetched once into the local Maven repository under ``.cache``; never committed.
+
+    :raises maven.MavenUnavailable: no mvn, Maven Central unreachable or the artifact not served.
+    """
+    with zipfile.ZipFile(maven.artifact_jar(*MULTILANG_PYTHON)) as z:
+        return z.read(STORM_PY_ENTRY)
 
 
 def storm_artifact(version):
@@ -100,15 +111,14 @@ def topology_jar(version, timeout=900.0, log=None):
                                      "the reference topologies of tests/compat/java")
     # The Storm API the module compiles against, resolved like the clients' classpaths.
     maven.resolve_classpath(version, kind=maven.CLIENT_LIB_WORKER)
-    storm_py_jar = maven.artifact_jar(*MULTILANG_PYTHON)
+    storm_py_bytes = storm_py()
     os.makedirs(BUILD_ROOT, exist_ok=True)
     build_dir = tempfile.mkdtemp(prefix=".build-%s-" % version, dir=BUILD_ROOT)
     try:
         multilang = os.path.join(build_dir, "multilang", "resources")
         os.makedirs(multilang)
-        with zipfile.ZipFile(storm_py_jar) as z, \
-                open(os.path.join(multilang, "storm.py"), "wb") as f:
-            f.write(z.read(STORM_PY_ENTRY))
+        with open(os.path.join(multilang, "storm.py"), "wb") as f:
+            f.write(storm_py_bytes)
         cmd = [mvn, "-B", "-q", "-f", os.path.join(JAVA_DIR, "pom.xml"),
                "-Dmaven.repo.local=" + maven.LOCAL_REPO,
                "-Dstorm.artifact=" + storm_artifact(version), "-Dstorm.version=" + version,
