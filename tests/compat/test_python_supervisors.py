@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import time
+import urllib.parse
 
 import pytest
 
@@ -37,10 +38,10 @@ from nimbus_process import LOOPBACK, RawClient, free_port, zookeeper_options
 from supervisor_process import SupervisorProcess
 from test_supervisor_end_to_end import listening, worker_pids_of
 from test_worker_process import submit
-from worker_topologies import word_count, word_count_jar
+from worker_topologies import WORD_COUNT_SCRIPTS, common, shell, word_count, word_count_jar
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import make_cluster_state
-from pynimbus.generated.storm.ttypes import KillOptions
+from pynimbus.generated.storm.ttypes import KillOptions, SpoutSpec
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.supervisor import code, daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
@@ -75,7 +76,12 @@ STARTER_SPLIT_EXECUTORS = 8  # its setBolt("split", new SplitSentence(), 8)
 STARTER_SPLIT_COMMAND = ["python", "splitsentence.py"]
 
 ENDLESS_SPOUT = "wc_endless_spout.py"
-LIVE_COMPONENTS = ("sentences", "split", "count")
+# What each of the live word count's components shows growing on its UI page (the count bolt
+# emits nothing; bolts' "acked" counts the input tuples they acked).
+LIVE_FIGURES = {"sentences": ("emitted", "transferred", "acked"),
+                "split": ("emitted", "transferred", "acked", "executed"),
+                "count": ("acked", "executed")}
+ALL_TIME = ":all-time"
 
 
 class PythonCluster:
@@ -347,3 +353,133 @@ def test_starter_java_components_are_errors_naming_their_classes(cluster, starte
     for component, class_name in STARTER_JAVA_COMPONENTS.items():
         assert errors[component] and all(class_name in e and component in e
                                          for e in errors[component]), errors[component]
+
+
+# 3. The real Storm 1.2.4 UI shows the Python workers' live statistics
+
+
+@pytest.fixture(scope="module")
+def live_word_count(cluster):
+    """The pystorm word count on two Python workers, its spout emitting the corpus round and
+    round (:data:`ENDLESS_SPOUT`), so its statistics keep growing; its storm id once both
+    workers run."""
+    topology = word_count()
+    topology.spouts["sentences"] = SpoutSpec(shell(ENDLESS_SPOUT), common({}, ["sentence"], 1))
+    storm_id = submit_python(cluster, "py-live", topology,
+                             word_count_jar(scripts=WORD_COUNT_SCRIPTS + (ENDLESS_SPOUT,)),
+                             {"topology.workers": 2, "wordcount.sentences.per.sec": 20})
+    wait_for(cluster, lambda: len(cluster.assigned_ports(storm_id)) == 2 and
+             cluster.worker_ports(storm_id) == cluster.assigned_ports(storm_id),
+             "both workers of the live word count running")
+    return storm_id
+
+
+def ui_page(ui, path):
+    """The JSON of a UI endpoint, which must be HTTP 200 without an error."""
+    status, body = ui.get(path)
+    assert status == 200 and isinstance(body, dict) and "error" not in body, (
+        "%s: HTTP %s %s\n-- UI log --\n%s" % (path, status, str(body)[:3000], ui.log_tail()))
+    return body
+
+
+def topology_path(storm_id, suffix=""):
+    return "/api/v1/topology/%s%s" % (urllib.parse.quote(storm_id), suffix)
+
+
+def wait_growing(cluster, read, what):
+    """Wait until ``read()`` (``{name: figure}``) is positive everywhere, then until a later
+    read is greater everywhere; return the two reads."""
+    def positive():
+        figures = read()
+        return figures if figures and all(v > 0 for v in figures.values()) else None
+    first = wait_for(cluster, positive, "nonzero " + what)
+
+    def grown():
+        figures = read()
+        return figures if all(figures.get(k, 0) > v for k, v in first.items()) else None
+    return first, wait_for(cluster, grown, "growing " + what)
+
+
+def executor_slots(cluster, storm_id, component):
+    """``{"[start-end]": (host, port)}`` of a component's executors, from getTopologyInfo."""
+    info = cluster.call("getTopologyInfo", id=storm_id)
+    return {"[%d-%d]" % (e.executor_info.task_start, e.executor_info.task_end): (e.host, e.port)
+            for e in info.executors if e.component_id == component}
+
+
+def test_ui_topology_page_shows_live_counts(cluster, ui, live_word_count):
+    """The topology page: all-time emitted, transferred and acked of the topology and of each
+    component, nonzero and growing; its workers are the Python workers' host:port."""
+    storm_id = live_word_count
+    path = topology_path(storm_id)
+
+    def read():
+        body = ui_page(ui, path)
+        [total] = [row for row in body["topologyStats"] if row["window"] == ALL_TIME]
+        figures = {"topology " + k: total[k] or 0 for k in ("emitted", "transferred", "acked")}
+        rows = {row["spoutId"]: row for row in body["spouts"]}
+        rows.update({row["boltId"]: row for row in body["bolts"]})
+        for component, names in LIVE_FIGURES.items():
+            figures.update({"%s %s" % (component, k): rows[component].get(k) or 0
+                            for k in names if k != "executed"})
+        return figures
+    wait_growing(cluster, read, "figures on the topology page")
+    body = ui_page(ui, path)
+    assert (body["name"], body["status"], body["workersTotal"]) == ("py-live", "ACTIVE", 2)
+    assert {(w["host"], w["port"]) for w in body["workers"]} == {
+        (HOST, port) for port in cluster.worker_ports(storm_id)}
+
+
+@pytest.mark.parametrize("component", sorted(LIVE_FIGURES))
+def test_ui_component_page_shows_executors_on_python_workers(cluster, ui, live_word_count,
+                                                            component):
+    """A component page lists each executor on the Python worker getTopologyInfo places it
+    (host:port), with its uptime, and its figures, summed, nonzero and growing."""
+    storm_id = live_word_count
+    path = topology_path(storm_id, "/component/" + component)
+
+    def read():
+        rows = ui_page(ui, path)["executorStats"]
+        return {k: sum(row.get(k) or 0 for row in rows) for k in LIVE_FIGURES[component]}
+    wait_growing(cluster, read, "%s's executor figures" % component)
+    body = ui_page(ui, path)
+    rows = body["executorStats"]
+    assert {row["id"]: (row["host"], row["port"]) for row in rows} == executor_slots(
+        cluster, storm_id, component)
+    assert {row["port"] for row in rows} <= cluster.worker_ports(storm_id)
+    assert all(row["host"] == HOST and row["uptimeSeconds"] > 0 for row in rows), rows
+    assert body["componentErrors"] == []
+
+
+def test_ui_supervisors_are_the_python_supervisors_with_used_slots(cluster, ui,
+                                                                   live_word_count):
+    """The supervisor summary lists the two Python supervisors, their slots and the slots the
+    assignments use; each supervisor's page lists the live word count's worker on it."""
+    storm_id = live_word_count
+    body = ui_page(ui, "/api/v1/supervisor/summary")
+    used = cluster.used_slots()
+    assert {s["id"]: (s["host"], s["slotsTotal"], s["slotsUsed"]) for s in body["supervisors"]} \
+        == {sid: (HOST, 2, used.get(sid, 0)) for sid in
+            (s.supervisor_id for s in cluster.call("getClusterInfo").supervisors)}
+    assert sum(s["slotsUsed"] for s in body["supervisors"]) >= 2
+    assignment = cluster.state.assignment_info(storm_id)
+    for node_port in {(n.node, p) for n in assignment.executor_node_port.values()
+                      for p in n.port}:
+        supervisor_id, port = node_port
+        page = ui_page(ui, "/api/v1/supervisor?id=" + urllib.parse.quote(supervisor_id))
+        assert [(s["id"], s["slotsUsed"]) for s in page["supervisors"]] == [
+            (supervisor_id, used[supervisor_id])]
+        assert (storm_id, HOST, port) in {(w["topologyId"], w["host"], w["port"])
+                                          for w in page["workers"]}
+
+
+def test_ui_component_page_shows_the_java_components_errors(cluster, ui, starter_word_count):
+    """storm-starter's Java spout and count bolt: their component pages list the errors the
+    Python worker reported, naming their classes."""
+    storm_id = starter_word_count
+    wait_for(cluster, lambda: set(STARTER_JAVA_COMPONENTS) <= set(
+        component_errors(cluster, storm_id)), "the Java components' errors")
+    for component, class_name in STARTER_JAVA_COMPONENTS.items():
+        errors = ui_page(ui, topology_path(storm_id, "/component/" + component))[
+            "componentErrors"]
+        assert errors and all(class_name in e["error"] for e in errors), errors
