@@ -1,12 +1,15 @@
 """The multilang host (pynimbus/worker/multilang): framing, messages, context, real children."""
 
 import os
+import shutil
 import sys
 import time
 
 import msgpack
 import pytest
 from twisted.internet import process, reactor, task
+
+from worker_topologies import storm_py_or_skip
 
 from pynimbus.generated.storm.ttypes import (
     Bolt,
@@ -306,7 +309,8 @@ class _Child:
         child_environment = child_env(
             os.environ, dict(env, MULTILANG_TEST_SERIALIZER=serializer.name)
         )
-        self.shell.launch(reactor, [sys.executable, script], COMPONENTS_DIR, child_environment,
+        self.shell.launch(reactor, [sys.executable, script], os.path.dirname(script),
+                          child_environment,
                           self.pid_dir, {"topology.name": "t"},
                           {"taskid": 1, "componentid": "upper", "task->component": {"1": "upper"}})
         self.shell.handshake.addBoth(self.handshake.append)
@@ -425,9 +429,44 @@ def test_a_spout_times_out_only_while_waiting_for_sync(children):
     assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
 
 
-def test_a_child_without_its_pid_file_fails_the_handshake(children):
+def test_a_child_that_writes_no_pid_file_handshakes_and_is_in_the_pids_dir(children):
+    """Storm reads only the pid of the answer (Storm's own storm.py answers before it writes
+    its pid file): the handshake completes, and the host's own pid file for the child lets
+    the supervisor kill it through the pids dir all the same."""
     child = children("silent_child.py", env={"MULTILANG_TEST_NO_PID_FILE": "1"})
     _run_until(lambda: child.handshake, "the handshake")
-    assert child.handshake[0].check(Exception)
-    assert "wrote no pid file" in str(child.handshake[0].value)
-    assert len(child.deaths) == 1
+    assert child.handshake == [child.shell.transport.pid]
+    assert os.listdir(child.pid_dir) == [str(child.shell.transport.pid)]
+    assert child.deaths == []
+
+
+@pytest.fixture
+def storm_py_dir(tmp_path):
+    """A resources dir holding Storm's own storm.py (org.apache.storm:multilang-python, fetched
+    once by Maven into .cache) and the word count's split bolt written against it."""
+    resources = tmp_path / "resources"
+    resources.mkdir()
+    (resources / "storm.py").write_bytes(storm_py_or_skip())
+    shutil.copy(os.path.join(COMPONENTS_DIR, "wc_storm_py_split_bolt.py"), str(resources))
+    return resources
+
+
+def test_storm_py_basic_bolt_emits_waits_for_task_ids_acks_and_syncs(children, storm_py_dir):
+    """Storm's own storm.py completes the handshake (it answers before writing its pid file),
+    each emit is anchored to the input and waits for its task ids, the input is acked after
+    ``process`` returns, and a heartbeat tuple is answered with sync."""
+    child = children(str(storm_py_dir / "wc_storm_py_split_bolt.py"))
+    _run_until(lambda: child.handshake, "the handshake")
+    assert child.handshake == [child.shell.transport.pid]
+    child.shell.write_bolt_msg("-5", "sentences", "default", 1, ["to be"])
+    child.wait_for_actions(1)
+    assert child.actions == [Emit("default", ["to"], ("-5",), None, True, None)]
+    child.shell.write_task_ids([3])
+    child.wait_for_actions(2)
+    assert child.actions[1] == Emit("default", ["be"], ("-5",), None, True, None)
+    child.shell.write_task_ids([4])
+    child.wait_for_actions(3)
+    assert child.actions[2] == Ack("-5")
+    child.clock.advance(1)
+    child.wait_for_actions(4)
+    assert child.actions[3:] == [Sync()]

@@ -90,7 +90,6 @@ class ShellProcess(protocol.ProcessProtocol):
         self._new_tuple_id = new_tuple_id
         self._shell_logger = logging.getLogger("pynimbus.shell." + component_id)
         self._stderr_tail = b""
-        self._pid_dir = None
         self._setup = None
         self._last_heartbeat = clock.seconds()
         self._waiting = False
@@ -99,15 +98,26 @@ class ShellProcess(protocol.ProcessProtocol):
 
     def launch(self, reactor, command, cwd, env, pid_dir, storm_conf, context):
         """``ShellProcess.launch``: start ``command`` (argv as given, no shell) in ``cwd`` with
-        exactly ``env``, then handshake. Returns ``self.handshake``, which fires with the
-        child's pid once it answered and its pid file is in ``pid_dir``. A command that cannot
-        be run, or a missing ``cwd``, fails in the forked child, which exits: reported through
-        ``on_died`` with the child's stderr, and the handshake fails.
+        exactly ``env``, then handshake. Returns ``self.handshake``, which fires with the pid
+        the child answered (Storm reads only that). A command that cannot be run, or a missing
+        ``cwd``, fails in the forked child, which exits: reported through ``on_died`` with the
+        child's stderr, and the handshake fails.
+
+        Deliberate difference: the host writes the spawned process's pid file in ``pid_dir``
+        itself, so the supervisor can kill the child through the pids dir whether the child
+        writes its own before answering (pystorm), after (Storm's storm.py) or never.
         """
-        self._pid_dir = pid_dir
         self._setup = setup_msg(pid_dir, storm_conf, context)
         reactor.spawnProcess(self, command[0], list(command), env=env, path=cwd)
+        self._write_pid_file(pid_dir, self.transport.pid)
         return self.handshake
+
+    def _write_pid_file(self, pid_dir, pid):
+        try:
+            open(os.path.join(pid_dir, str(pid)), "w").close()
+        except OSError as exc:
+            log.warning("%s: could not write the pid file of child %d: %s",
+                        self.component_id, pid, exc)
 
     # -- writing
 
@@ -184,17 +194,11 @@ class ShellProcess(protocol.ProcessProtocol):
             self._die_and_kill("%s %s" % (self._process_info(), exc))
 
     def _finish_handshake(self, message):
-        pid = handshake_pid(message)
-        if not os.path.exists(os.path.join(self._pid_dir, str(pid))):
-            raise MultilangProtocolError(
-                "the subprocess answered with pid %d but wrote no pid file %s/%d"
-                % (pid, self._pid_dir, pid)
-            )
-        self.pid = pid
+        self.pid = handshake_pid(message)
         self._heartbeat_timer = task.LoopingCall(self._check_heartbeat)
         self._heartbeat_timer.clock = self._clock
         self._heartbeat_timer.start(HEARTBEAT_PERIOD_SECS, now=False)
-        self.handshake.callback(pid)
+        self.handshake.callback(self.pid)
 
     def _dispatch(self, action):
         if isinstance(action, ShellLog):
