@@ -8,7 +8,6 @@ Blocking cluster-state work runs in threads (``deferToThread``); the reactor nev
 """
 
 import logging
-import socket
 import time
 
 from twisted.internet import defer, task
@@ -32,6 +31,7 @@ from pynimbus.handlers.lifecycle import LifecycleHandler, TopologyTransitions
 from pynimbus.handlers.pages import PagesHandler
 from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.handlers.submission import SubmissionHandler
+from pynimbus.hostname import hostname
 from pynimbus.monitor import Monitor
 from pynimbus.local_state import TopologyHistory
 from pynimbus.server import ThriftServerFactory
@@ -44,11 +44,6 @@ LISTEN_BACKLOG = 1024
 
 # How often the leader latch is asked (in a thread) who leads; handlers read the answer.
 LEADERSHIP_POLL_SECS = 1.0
-
-
-def nimbus_hostname(conf):
-    """``storm.local.hostname`` if set, else the canonical host name (as Storm's NimbusInfo)."""
-    return conf.get("storm.local.hostname") or socket.getfqdn()
 
 
 class NimbusDaemon:
@@ -75,7 +70,7 @@ class NimbusDaemon:
         self.bound_port = None  # nimbus.thrift.port as bound (0 in the conf: the one chosen)
         self.factory = None
         self.started_at = None
-        self.host = nimbus_hostname(conf)
+        self.host = hostname(conf)
         self.blob_store = None
         self.inbox = None
         self.files = None
