@@ -148,27 +148,21 @@ def rebalance(args, conf, stdout):
 def submit(args, conf, stdout):
     """Load the project, then on one connection: name check, jar upload, submit, wait."""
     from pynimbus import sparse_project
-    from pynimbus.topology_jar import build_topology_jar
 
     project = sparse_project.load_project(args.topology, args.environment)
     name = args.name or project.topology_name
-    cli_options = dict(parse_command_line_opt(option) for option in args.options)
     topology = sparse_project.submitted_topology(
         project.topology_class, project.env_name,
         sparse_project.serializer_of(project.config, project.env_config))
-    with connect(args, conf, project.env_config.get("nimbus")) as client:
-        worker_hosts = sorted({s.host for s in client.getClusterInfo().supervisors or ()})
-        options = sparse_project.sparse_options(
-            project.env_config, project.topology_class.config, cli_options,
-            project.topology_name, worker_hosts)
+    # sparse's order: $STREAMPARSE_NIMBUS, then the environment's "nimbus"
+    project_nimbus = os.environ.get("STREAMPARSE_NIMBUS") or project.env_config.get("nimbus")
+    with connect(args, conf, project_nimbus) as client:
+        options = topology_conf(client, project, args.options)
         if not client.isTopologyNameAllowed(name):
             raise CommandError("Nimbus does not allow the topology name %r: it is invalid or "
                                "a topology of that name is alive (pynimbus kill %s)"
                                % (name, name))
-        with tempfile.TemporaryDirectory(prefix="pynimbus-submit-") as directory:
-            jar_path = os.path.join(directory, name + ".jar")
-            build_topology_jar(project.root, jar_path)
-            location = upload_jar(client, jar_path, stdout)
+        location = upload_project_jar(client, project.root, stdout)
         status = TopologyInitialStatus.ACTIVE if args.active else TopologyInitialStatus.INACTIVE
         client.submitTopologyWithOpts(name, location, json.dumps(options), topology,
                                       SubmitOptions(initial_status=status))
@@ -178,6 +172,34 @@ def submit(args, conf, stdout):
             count = wait_until_running(client, name, args.wait_timeout)
             stdout.write("Topology %s is running: %d executors alive\n" % (name, count))
     return 0
+
+
+def topology_conf(client, project, command_line_options):
+    """The conf sparse would send; the supervisors' hosts are asked of Nimbus only when
+    ``storm.workers.list`` is not given (as sparse's ``get_storm_workers``)."""
+    from pynimbus.sparse_project import sparse_options
+
+    cli_options = dict(parse_command_line_opt(option) for option in command_line_options)
+    worker_hosts = []
+    given = {}
+    for layer in (project.env_config.get("options"), project.topology_class.config,
+                  cli_options):
+        given.update(layer or {})
+    if not given.get("storm.workers.list"):
+        worker_hosts = sorted({s.host for s in client.getClusterInfo().supervisors or ()})
+    return sparse_options(project.env_config, project.topology_class.config, cli_options,
+                          project.topology_name, worker_hosts)
+
+
+def upload_project_jar(client, project_root, stdout):
+    """Build the project's jar in a temporary directory and upload it; return its location
+    on Nimbus."""
+    from pynimbus.topology_jar import build_topology_jar
+
+    with tempfile.TemporaryDirectory(prefix="pynimbus-submit-") as directory:
+        jar_path = os.path.join(directory, "topology.jar")  # never a path from a name
+        build_topology_jar(project_root, jar_path)
+        return upload_jar(client, jar_path, stdout)
 
 
 COMMANDS = {"submit": submit, "kill": kill, "list": list_topologies, "activate": activate,
