@@ -132,8 +132,8 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
                               self.factory.max_buffered_bytes))
 
     def lengthLimitExceeded(self, length):
-        self._close("frame of %d bytes exceeds nimbus.thrift.max_buffer_size (%d)"
-                    % (length, self.MAX_LENGTH))
+        self._close("frame of %d bytes exceeds %s (%d)"
+                    % (length, self.factory.max_frame_size_key, self.MAX_LENGTH))
 
     def timeoutConnection(self):
         self._close("no bytes for %gs in the middle of a frame (%d of %s bytes received; "
@@ -301,6 +301,7 @@ class ThriftServerFactory(protocol.ServerFactory):
 
     protocol = ThriftFrameProtocol
     noisy = False  # one log line per start is enough (NimbusDaemon logs it)
+    max_frame_size_key = "nimbus.thrift.max_buffer_size"  # the setting named in the log
 
     def __init__(self, processor, max_frame_size=DEFAULT_MAX_BUFFER_SIZE,
                  max_buffered_bytes=DEFAULT_MAX_BUFFERED_BYTES,

@@ -205,6 +205,7 @@ class SupervisorDaemon:
         self.rpc = conf.get("pynimbus.storm.compat") == "2.x"
         self.hostname = registration.supervisor_hostname(conf)
         self.server_port = None
+        self.server_factory = None
         self.listening = None
         self.local_assignments = {}
         self.assignments_synchronized = False
@@ -240,10 +241,10 @@ class SupervisorDaemon:
         :raises CannotListenError: the port is taken (2.8.8 fails its start there too).
         """
         thrift_service.check_authorizer_conf(self.conf)
-        factory = thrift_service.supervisor_server_factory(
+        self.server_factory = thrift_service.supervisor_server_factory(
             thrift_service.SupervisorService(self), self.conf, self.reactor)
         self.listening = self.reactor.listenTCP(
-            int(self.conf["supervisor.thrift.port"]), factory,
+            int(self.conf["supervisor.thrift.port"]), self.server_factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "")
         self.server_port = self.listening.getHost().port
         log.info("supervisor %s serves the Supervisor service on port %d",
@@ -283,7 +284,7 @@ class SupervisorDaemon:
                 loop.stop()
         if self.listening is not None:
             self.listening.stopListening()
-            self.listening.factory.close_connections()
+            self.server_factory.close_connections()
         if self._owns_cluster_state and self.cluster_state is not None:
             return self.run_blocking(self.cluster_state.close)
         return defer.succeed(None)

@@ -122,4 +122,5 @@ def supervisor_server_factory(service, conf, clock):
     factory = ThriftServerFactory.from_conf(Supervisor.Processor(service), conf, clock=clock)
     factory.max_frame_size = int(conf.get("supervisor.thrift.max_buffer_size")
                                  or factory.max_frame_size)
+    factory.max_frame_size_key = "supervisor.thrift.max_buffer_size"
     return factory
