@@ -217,3 +217,22 @@ def test_submit_wait_gives_up_when_nothing_runs_it(dev, tmp_path):
                              cwd=root)
     assert code == 1 and "Submitted topology: nowait_count" in out
     assert "is not running after 1.0s: 0 of" in err
+
+
+def test_submit_sends_sparses_conf_and_the_dsl_topology(dev, submitted):
+    """What Nimbus stored: the conf sparse builds (-c over the Topology's config, the
+    original name, storm.workers.list from the registered supervisors: none here) and the
+    DSL's shell components running `streamparse_run -s json module.Class`."""
+    import json
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        [storm_id] = [t.id for t in client.getClusterInfo().topologies if t.name == submitted]
+        conf = json.loads(client.getTopologyConf(storm_id))
+        topology = client.getUserTopology(storm_id)
+    assert conf["topology.name"] == "cli_wc"
+    assert conf["topology.original_name"] == "cliwc_count"
+    assert (conf["topology.workers"], conf["topology.acker.executors"]) == (1, 0)
+    assert conf["storm.workers.list"] == []
+    spout = topology.spouts["word_spout"].spout_object.shell
+    assert (spout.execution_command, spout.script) == ("streamparse_run",
+                                                       "-s json cliwc.spouts.WordSpout")
+    assert topology.bolts["count_bolt"].common.parallelism_hint == 2
