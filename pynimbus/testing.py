@@ -404,8 +404,8 @@ def run_topology(topology_class, inputs=None, spout_calls=0, conf=None, env_name
 def run_bolt(bolt_class, tuples, input_fields=None, conf=None, ticks=0, stream="default"):
     """Run one task of ``bolt_class`` on ``tuples`` (lists of values, from a spout named
     ``input`` declaring ``input_fields``, default ``field0``, ``field1``, ...), then ``ticks``
-    tick tuples; return the bolt's :class:`ComponentRecord`.  Each input is a tuple tree of
-    its own: ``LocalTopology.pending`` tells which were never acked."""
+    tick tuples; return the bolt's :class:`ComponentRecord` (the inputs it never acked are
+    in neither ``acked`` nor ``failed``)."""
     tuples = [list(values) for values in tuples]
     if input_fields is None:
         width = len(tuples[0]) if tuples else 1
