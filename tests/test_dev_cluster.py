@@ -8,6 +8,8 @@ worker and multilang child with it.
 
 import signal
 
+import pytest
+
 from nimbus_process import NimbusProcess, free_port
 from test_worker_process import submit
 from worker_topologies import expected_counts, final_counts, word_count, word_count_jar
@@ -16,19 +18,25 @@ from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
 
 
-def test_dev_runs_a_submitted_topology_and_stops_its_workers(tmp_path, monkeypatch, wait_until):
+@pytest.mark.parametrize("compat", ["1.x", "2.x"])
+def test_dev_runs_a_submitted_topology_and_stops_its_workers(tmp_path, monkeypatch, wait_until,
+                                                             compat):
     """Submitted to a bare `pynimbus dev`, the word count counts every word exactly on dev's
-    own supervisor; SIGTERM stops dev with code 0 and leaves no worker or multilang child."""
+    own supervisor; SIGTERM stops dev with code 0 and leaves no worker or multilang child.
+    In 2.x mode too, where Nimbus pushes to the supervisor's Thrift service and the
+    supervisor reports its workers' heartbeats over RPC."""
     output = tmp_path / "counts.txt"
     monkeypatch.setenv("WORDCOUNT_OUTPUT", str(output))
     monkeypatch.setenv("WORDCOUNT_ACKED", str(tmp_path / "acked.txt"))
     ports = [free_port(), free_port()]
     local = tmp_path / "dev"
     local.mkdir()
+    generation = ["pynimbus.storm.compat=2.x", "supervisor.thrift.port=%d" % free_port()] \
+        if compat == "2.x" else []
     dev = NimbusProcess(local, dev_supervisor=True, options=[
         "supervisor.slots.ports=[%d, %d]" % tuple(ports), "nimbus.monitor.freq.secs=1",
         "supervisor.monitor.frequency.secs=1", "supervisor.heartbeat.frequency.secs=1",
-        "supervisor.worker.shutdown.sleep.secs=1"])
+        "supervisor.worker.shutdown.sleep.secs=1"] + generation)
     dev.start(timeout=60)
     conf = {"storm.local.dir": str(local)}
     seen_pids = set()
