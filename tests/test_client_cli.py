@@ -3,6 +3,7 @@ and outputs, against a real ``pynimbus dev`` (no supervisor: nothing runs, the c
 refusals are what is checked), and the parsing and printing helpers on literal data."""
 
 import io
+import os
 import subprocess
 import sys
 
@@ -17,10 +18,10 @@ from pynimbus.storm_commands import (
     CommandError, ProgressBar, parse_executor, parse_host_port, rebalance_options, topology_table)
 
 
-def run_cli(*argv, cwd=REPO, timeout=60):
+def run_cli(*argv, cwd=REPO, timeout=60, env=None):
     """``python -m pynimbus.cli argv...``: (exit code, stdout, stderr)."""
     done = subprocess.run([sys.executable, "-m", "pynimbus.cli"] + list(argv), cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, env=env)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -179,6 +180,18 @@ def test_nimbus_is_found_from_seeds_and_port(dev):
                              "-c", "nimbus.thrift.port=%d" % dev.port)
     assert code == 0, err
     assert out.startswith(("Topology_name", "No topologies running."))
+
+
+def test_nimbus_is_found_from_storm_conf_dir(dev, tmp_path):
+    """$STORM_CONF_DIR/storm.yaml's nimbus.seeds and nimbus.thrift.port say where Nimbus is,
+    as for the storm client; --config names another file."""
+    (tmp_path / "storm.yaml").write_text(
+        'nimbus.seeds: ["127.0.0.1"]\nnimbus.thrift.port: %d\n' % dev.port)
+    env = dict(os.environ, STORM_CONF_DIR=str(tmp_path))
+    code, out, err = run_cli("list", env=env)
+    assert code == 0, err
+    code, _, err = run_cli("list", "--config", str(tmp_path / "storm.yaml"))
+    assert code == 0, err
 
 
 def test_an_unreachable_nimbus_is_one_line_and_exit_1():
