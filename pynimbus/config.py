@@ -46,7 +46,13 @@ PYNIMBUS_DEFAULTS = {
     # Longest frame of tuples a worker accepts from another worker; a longer one closes the
     # connection (Storm's netty decoder has no limit).
     "pynimbus.worker.transport.max_frame_bytes": 16 * 1048576,
+    # Which placement mk-assignments runs: "default" (Storm's default/even scheduler) or
+    # "jstorm" (JStorm 2.2.1's TopologyAssign, pynimbus.jstorm_port).
+    "pynimbus.scheduler": "default",
 }
+
+# The values of pynimbus.scheduler.
+SCHEDULERS = ("default", "jstorm")
 
 
 class ConfigError(ValueError):
@@ -129,6 +135,7 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
         origin[key] = "-c " + option
     compat = user.get("pynimbus.storm.compat", PYNIMBUS_DEFAULTS["pynimbus.storm.compat"])
     check_values(user, origin, compat)
+    check_scheduler(user, origin)
     if base is None:  # the generation chosen decides which Storm defaults apply
         conf = default_config(compat)
     else:
@@ -164,6 +171,16 @@ def check_values(user, origin, compat):
             raise ConfigError("%s: %s cannot be %s: %s" % (
                 origin.get(key, "the configuration"), key, json.dumps(value, default=str),
                 getattr(e, "msg", None) or e))
+
+
+def check_scheduler(user, origin):
+    """:raises ConfigError: naming the source and the value when ``pynimbus.scheduler`` is
+    none of :data:`SCHEDULERS`."""
+    name = user.get("pynimbus.scheduler", PYNIMBUS_DEFAULTS["pynimbus.scheduler"])
+    if name not in SCHEDULERS:
+        raise ConfigError("%s: pynimbus.scheduler cannot be %s: the schedulers are %s" % (
+            origin.get("pynimbus.scheduler", "the configuration"),
+            json.dumps(name, default=str), ", ".join(SCHEDULERS)))
 
 
 def embedded_state_dir(conf):

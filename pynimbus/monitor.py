@@ -26,6 +26,7 @@ from pynimbus.clojure_port import tasks as port_tasks
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
 from pynimbus.generated.storm.ttypes import KeyNotFoundException, NotAliveException
+from pynimbus.jstorm_port.storm_scheduler import raw_topology_of
 from pynimbus.topology_store import (
     delete_blobs, read_storm_conf, read_storm_topology, topology_keys)
 
@@ -60,6 +61,7 @@ class TopologyDetailsCache:
         self.compat = compat
         self._entries = {}
         self._confs = {}  # stored confs read without the rest (RPC heartbeat timeouts)
+        self._raw_topologies = {}  # for the jstorm scheduler: inputs and conf per component
 
     def conf(self, storm_id):
         """The stored conf alone; raises NotAliveException if gone."""
@@ -79,11 +81,17 @@ class TopologyDetailsCache:
             topology = read_storm_topology(self.blob_store, storm_id)
             task_info = port_tasks.storm_task_info(topology, storm_conf, self.compat)
             entry = self._entries[storm_id] = (storm_conf, task_info, topology.storm_version)
+            self._raw_topologies[storm_id] = raw_topology_of(topology)
         return entry
+
+    def raw_topology(self, storm_id):
+        """The components as ``pynimbus.scheduler: jstorm`` reads them (after :meth:`get`)."""
+        return self._raw_topologies.get(storm_id)
 
     def forget(self, storm_id):
         self._entries.pop(storm_id, None)
         self._confs.pop(storm_id, None)
+        self._raw_topologies.pop(storm_id, None)
 
 
 class ResourceBook:
@@ -240,7 +248,7 @@ class Monitor:
                 storm_id, conf=storm_conf, num_workers=base.num_workers,
                 executor_to_component=port_executors.executor_to_component(executors),
                 launch_time_secs=base.launch_time_secs, owner=base.owner,
-                storm_version=storm_version)
+                storm_version=storm_version, raw_topology=self.details.raw_topology(storm_id))
         supervisors = _read_supervisors(state)
         # 2.x reads /workerbeats only for topologies whose workers do not beat over RPC
         beats = {storm_id: state.executor_beats(storm_id, assignment.executor_node_port)

@@ -17,6 +17,7 @@ from pynimbus.clojure_port import java_order, liveness
 from pynimbus.clojure_port.scheduler.cluster import Cluster, SupervisorDetails, WorkerSlot
 from pynimbus.clojure_port.scheduler.default import default_schedule
 from pynimbus.generated.storm import ttypes
+from pynimbus.jstorm_port.storm_scheduler import jstorm_schedule
 
 STORM_LOCAL_DIR = "storm.local.dir"
 
@@ -180,14 +181,20 @@ def _update_liveness(existing, topologies, heartbeat_cache, executor_beats, now,
 
 
 def compute_new_scheduler_assignments(topologies, existing, supervisors, heartbeat_cache,
-                                      executor_beats, now, conf, compat):
+                                      executor_beats, now, conf, compat,
+                                      scratch_topology_id=None, scratch_assignment=None):
     """Port of nimbus.clj ``compute-new-scheduler-assignments`` (1.2.4) /
     ``computeNewSchedulerAssignments`` (2.8.8): steps 2-5 of mk-assignments.
 
     :param existing: ``{storm_id: Assignment}``, the scratch topology and topologies without
         details left out.
+    :param scratch_assignment: the stored Assignment of ``scratch_topology_id`` (only
+        ``pynimbus.scheduler: jstorm`` reads it: JStorm's rebalance keeps what it can).
     :returns: ``(cluster, new_heartbeat_cache)``: the scheduled
         :class:`~pynimbus.clojure_port.scheduler.cluster.Cluster` and the cache.
+
+    ``pynimbus.scheduler`` picks the scheduler: ``default`` (Storm's) or ``jstorm``
+    (:func:`pynimbus.jstorm_port.storm_scheduler.jstorm_schedule`, whose errors it logs).
     """
     new_cache, alive = _update_liveness(existing, topologies, heartbeat_cache, executor_beats,
                                         now, conf, compat)
@@ -199,7 +206,11 @@ def compute_new_scheduler_assignments(topologies, existing, supervisors, heartbe
     ordered = {t: topologies[t] for t in java_order.topology_order(list(topologies), compat)}
     cluster = Cluster(details, assignments, ordered, compat, slot_resources, wire_orders,
                       conf=conf)
-    cluster = default_schedule(list(ordered.values()), cluster)
+    if conf.get("pynimbus.scheduler") == "jstorm":
+        cluster, _errors = jstorm_schedule(list(ordered.values()), cluster, existing, supervisors,
+                                           scratch_topology_id, scratch_assignment)
+    else:
+        cluster = default_schedule(list(ordered.values()), cluster)
     return cluster, new_cache
 
 
@@ -292,7 +303,8 @@ def compute_new_assignments(topologies, existing_assignments, supervisors, heart
     existing = {t: a for t, a in existing_assignments.items()
                 if t != scratch_topology_id and a is not None and t in topologies}
     cluster, new_cache = compute_new_scheduler_assignments(
-        topologies, existing, supervisors, heartbeat_cache, executor_beats, now, conf, compat)
+        topologies, existing, supervisors, heartbeat_cache, executor_beats, now, conf, compat,
+        scratch_topology_id, existing_assignments.get(scratch_topology_id))
     scheduled = cluster.get_assignments()
     ids = list(scheduled)
     ids.extend(t for t in existing_assignments if t not in scheduled and t in topologies)

@@ -59,15 +59,17 @@ class TopologyDetails(object):
     :param executor_resources: 2.x only, ``{executor: ResourceRequest}`` for executors whose
         component sets resources in its ``json_conf``; the others request the topology conf's
         defaults (see :func:`default_resource_request`).
+    :param raw_topology: the submitted components as ``pynimbus.jstorm_port`` reads them
+        (``storm_scheduler.raw_topology_of``), for ``pynimbus.scheduler: jstorm``; or None.
     """
 
     __slots__ = ("topology_id", "conf", "num_workers", "executor_to_component", "executors",
                  "executor_set", "launch_time_secs", "owner", "storm_version",
-                 "executor_resources")
+                 "executor_resources", "raw_topology")
 
     def __init__(self, topology_id, conf=None, num_workers=0, executor_to_component=None,
                  executors=None, launch_time_secs=None, owner=None, storm_version=None,
-                 executor_resources=None):
+                 executor_resources=None, raw_topology=None):
         self.topology_id = topology_id
         self.conf = conf or {}
         self.num_workers = num_workers or 0
@@ -82,6 +84,7 @@ class TopologyDetails(object):
         self.owner = owner
         self.storm_version = storm_version
         self.executor_resources = executor_resources or {}
+        self.raw_topology = raw_topology
 
     @property
     def name(self):

@@ -1,0 +1,194 @@
+# -*- test-case-name: tests.test_jstorm_scheduler -*-
+"""``pynimbus.scheduler: jstorm``: JStorm 2.2.1's placement as mk-assignments' scheduler.
+
+Each topology is placed as JStorm's ``TopologyAssign.mkAssignment`` would place it, one topology
+at a time (the one being rebalanced first): :func:`topology_assign_context` builds what
+``prepareTopologyAssign`` builds, from Storm's scheduler view, and
+:func:`~.topology_scheduler.assign_tasks` places it.  The mapping:
+
+- a Storm executor is a JStorm task whose id is the executor's first task (one task per
+  executor);
+- NEW: a topology without a stored assignment (or with an empty one); REBALANCE: the topology
+  being rebalanced (``scratch``, its old assignment kept where JStorm keeps it; never a
+  "reassign"); MONITOR: a topology some of whose executors are not alive (they are the dead
+  tasks; alive executors on a supervisor that is gone are the unstopped ones); a topology with
+  every executor alive is left as it is (JStorm assigns only on those events);
+- the conf JStorm reads is the topology's, with ``topology.workers`` the topology's worker count
+  and ``topology.acker.executors`` its number of acker executors; a topology without a
+  ``__topology_master`` executor gets ``topology.master.single.worker: false`` unless it sets
+  the key, so it is not given a worker for a topology master it does not have;
+- a supervisor's worker ports are those it registered; the free ones are those no assignment
+  holds and no dead executor occupies (as ``getFreeSlots`` sees them).
+
+A topology JStorm cannot place keeps its slots (none for a new one) and its error is returned
+with JStorm's message.
+"""
+
+import json
+import logging
+
+from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
+
+from . import config_extension
+from .common import SYSTEM_COMPONENT_ID
+from .java_collections import JavaRuntimeError
+from .model import (ACKER_COMPONENT_ID, ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW,
+                    ASSIGN_TYPE_REBALANCE, TOPOLOGY_MASTER_COMPONENT_ID, Assignment,
+                    FailedAssignTopologyException, ResourceWorkerSlot, SupervisorInfo,
+                    TopologyAssignContext)
+from .topology_scheduler import assign_tasks
+
+log = logging.getLogger(__name__)
+
+def raw_topology_of(storm_topology):
+    """The raw topology as the port reads it (spouts; bolts with the components they read from;
+    each component's JSON conf) from a ``StormTopology``; parallelism is filled in per round."""
+    def conf_of(common):
+        try:
+            conf = json.loads(common.json_conf) if common.json_conf else {}
+        except ValueError:
+            conf = {}
+        return conf if isinstance(conf, dict) else {}
+
+    spouts = dict((cid, {"conf": conf_of(spec.common)})
+                  for cid, spec in (storm_topology.spouts or {}).items())
+    bolts = dict((cid, {"conf": conf_of(bolt.common),
+                        "inputs": sorted(set(g.componentId for g in (bolt.common.inputs or {})))})
+                 for cid, bolt in (storm_topology.bolts or {}).items())
+    return {"spouts": spouts, "bolts": bolts}
+
+
+def _with_parallelism(raw_topology, component_counts):
+    """The raw topology with each component's executor count as its hint; a component Storm
+    added (event logger, metrics consumers) becomes a bolt reading nothing."""
+    raw = {"spouts": {}, "bolts": {}}
+    for kind in ("spouts", "bolts"):
+        for cid, component in (raw_topology or {}).get(kind, {}).items():
+            raw[kind][cid] = dict(component, parallelism=component_counts.get(cid, 0))
+    for cid, count in component_counts.items():
+        if (cid not in raw["spouts"] and cid not in raw["bolts"]
+                and cid not in (ACKER_COMPONENT_ID, TOPOLOGY_MASTER_COMPONENT_ID,
+                                SYSTEM_COMPONENT_ID)):
+            raw["bolts"][cid] = {"parallelism": count, "inputs": [], "conf": {}}
+    return raw
+
+
+def _jstorm_conf(topology, component_counts):
+    conf = dict(topology.conf)
+    conf[config_extension.TOPOLOGY_WORKERS] = topology.num_workers
+    conf[config_extension.TOPOLOGY_ACKER_EXECUTORS] = component_counts.get(ACKER_COMPONENT_ID, 0)
+    if TOPOLOGY_MASTER_COMPONENT_ID not in component_counts:
+        conf.setdefault(config_extension.TOPOLOGY_MASTER_SINGLE_WORKER, False)
+    return conf
+
+
+def _old_assignment(assignment, supervisors, conf):
+    """A stored Storm Assignment as JStorm's: one worker per slot, in the stored map's order."""
+    workers = {}
+    node_host = assignment.node_host or {}
+    for executor, node_info in (assignment.executor_node_port or {}).items():
+        slot = (node_info.node, next(iter(node_info.port)))
+        worker = workers.get(slot)
+        if worker is None:
+            info = supervisors.get(slot[0])
+            hostname = node_host.get(slot[0]) or (info.hostname if info is not None else None)
+            worker = workers[slot] = ResourceWorkerSlot(
+                slot[0], slot[1], hostname, (), config_extension.get_mem_size_per_worker(conf),
+                config_extension.get_cpu_slot_per_worker(conf))
+        worker.tasks.add(executor[0])
+    return Assignment(list(workers.values()))
+
+
+def topology_assign_context(topology, cluster, existing, supervisors, scratch_topology_id=None,
+                            scratch_assignment=None):
+    """What ``prepareTopologyAssign`` would hand JStorm's scheduler for ``topology`` this round,
+    or None when JStorm would not assign it (every executor alive)."""
+    topology_id = topology.topology_id
+    assigned = cluster.get_assignment_by_id(topology_id) or {}
+    stored = existing.get(topology_id)
+    dead, unstopped, old = [], [], None
+    if topology_id == scratch_topology_id and scratch_assignment is not None \
+            and scratch_assignment.executor_node_port:
+        assign_type, old = ASSIGN_TYPE_REBALANCE, scratch_assignment
+    elif stored is None or not stored.executor_node_port:
+        assign_type = ASSIGN_TYPE_NEW
+    else:
+        dead = [e[0] for e in topology.executors if e not in assigned]
+        if not dead:
+            return None
+        assign_type, old = ASSIGN_TYPE_MONITOR, stored
+        unstopped = sorted(e[0] for e, slot in assigned.items() if slot.node_id not in supervisors)
+    component_counts = {}
+    for executor in topology.executors:
+        component = topology.executor_to_component[executor]
+        component_counts[component] = component_counts.get(component, 0) + 1
+    conf = _jstorm_conf(topology, component_counts)
+    old_assignment = None if old is None else _old_assignment(old, supervisors, conf)
+    old_ports = {}
+    if assign_type == ASSIGN_TYPE_REBALANCE:
+        for worker in old_assignment.workers:
+            old_ports.setdefault(worker.node_id, []).append(worker.port)
+    jstorm_cluster = {}
+    for supervisor_id, details in cluster.supervisors.items():
+        info = supervisors.get(supervisor_id)
+        worker_ports = [int(p) for p in (info.meta if info is not None else details.all_ports)]
+        free = set(cluster.get_available_ports(details))
+        used = [p for p in worker_ports if p not in free or p in old_ports.get(supervisor_id, ())]
+        jstorm_cluster[supervisor_id] = SupervisorInfo(supervisor_id, details.host, worker_ports,
+                                                       used)
+    task_to_component = dict((e[0], topology.executor_to_component[e])
+                             for e in topology.executors)
+    tm_task_id = next((t for t, c in task_to_component.items()
+                       if c == TOPOLOGY_MASTER_COMPONENT_ID), 0)
+    return TopologyAssignContext(
+        assign_type, _with_parallelism(getattr(topology, "raw_topology", None), component_counts),
+        conf, jstorm_cluster, task_to_component, old_assignment=old_assignment,
+        dead_task_ids=dead, unstopped_task_ids=unstopped, topology_master_task_id=tm_task_id)
+
+
+def _apply(cluster, topology, workers):
+    """Give the topology exactly ``workers``' slots in ``cluster``."""
+    executor_by_task = dict((e[0], e) for e in topology.executors)
+    for slot in set((cluster.get_assignment_by_id(topology.topology_id) or {}).values()):
+        cluster.free_slot(slot)
+    for worker in workers:
+        executors = [executor_by_task[t] for t in sorted(worker.tasks) if t in executor_by_task]
+        if executors:
+            cluster.assign(WorkerSlot(worker.node_id, worker.port), topology.topology_id,
+                           executors)
+
+
+def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology_id=None,
+                    scratch_assignment=None):
+    """Place ``topologies`` as JStorm 2.2.1 would, the one being rebalanced first.
+
+    :param cluster: the scheduler's :class:`~pynimbus.clojure_port.scheduler.cluster.Cluster`
+        (unchanged: a copy is returned).
+    :param existing: ``{storm_id: Assignment}`` stored, the rebalanced topology's left out.
+    :param supervisors: ``{supervisor_id: SupervisorInfo}`` (Thrift) of the alive supervisors.
+    :param scratch_assignment: the stored Assignment of ``scratch_topology_id``.
+    :returns: ``(cluster, errors)``: the new cluster and ``{storm_id: message}`` of the
+        topologies JStorm could not place (they keep what they had).
+    """
+    cluster = cluster.copy()
+    errors = {}
+    ordered = sorted(topologies, key=lambda t: t.topology_id != scratch_topology_id)
+    for topology in ordered:
+        context = topology_assign_context(topology, cluster, existing, supervisors,
+                                          scratch_topology_id, scratch_assignment)
+        if context is None:
+            continue
+        try:
+            workers = assign_tasks(context)
+            _apply(cluster.copy(), topology, workers)  # a slot clash raises before any change
+        except FailedAssignTopologyException as e:
+            errors[topology.topology_id] = str(e)
+        except (JavaRuntimeError, RuntimeError) as e:
+            errors[topology.topology_id] = "JStorm's scheduler failed: %s" % e
+        else:
+            _apply(cluster, topology, workers)
+            continue
+        log.warning("Failed to assign topology %s: %s", topology.topology_id,
+                    errors[topology.topology_id])
+    return cluster, errors
+

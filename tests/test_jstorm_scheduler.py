@@ -1,0 +1,160 @@
+"""``pynimbus.scheduler: jstorm``: mk-assignments places as JStorm 2.2.1 (pure, simulated cluster).
+
+The rounds run through :func:`pynimbus.clojure_port.assignments.compute_new_assignments` on the
+simulated cluster of ``test_port_assignments`` (stored Assignments serialized as in ZooKeeper,
+workers heartbeating into their slots); each placement is checked against the port run on the
+JStorm case the round stands for, whose agreement with JStorm itself the oracle test checks.
+"""
+
+import logging
+
+import pytest
+
+from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
+from pynimbus.config import ConfigError, read_storm_config
+from pynimbus.generated.storm import ttypes
+from pynimbus.jstorm_port.case_json import place_case
+from pynimbus.jstorm_port.storm_scheduler import raw_topology_of
+from test_port_assignments import Sim
+
+WORD_COUNT = {  # executor -> component: Storm's task numbering, components in id order
+    (1, 1): "__acker", (2, 2): "count", (3, 3): "count", (4, 4): "count", (5, 5): "split",
+    (6, 6): "split", (7, 7): "split", (8, 8): "split", (9, 9): "split", (10, 10): "spout",
+    (11, 11): "spout"}
+
+
+def word_count_topology():
+    spout = ttypes.SpoutSpec(common=ttypes.ComponentCommon(inputs={}, json_conf="{}"))
+    split = ttypes.Bolt(common=ttypes.ComponentCommon(inputs={
+        ttypes.GlobalStreamId("spout", "default"): ttypes.Grouping(shuffle=ttypes.NullStruct())}))
+    count = ttypes.Bolt(common=ttypes.ComponentCommon(
+        inputs={ttypes.GlobalStreamId("split", "default"): ttypes.Grouping(fields=["word"])},
+        json_conf='{"topology.tick.tuple.freq.secs": 5}'))
+    return ttypes.StormTopology(spouts={"spout": spout}, bolts={"split": split, "count": count})
+
+
+def jstorm_sim(supervisors=3, ports=(6700, 6701, 6702, 6703)):
+    sim = Sim(pynimbus_scheduler="jstorm")
+    for i in range(1, supervisors + 1):
+        sim.add_supervisor("sup-%d" % i, ports, host="10.0.0.%d" % i)
+    return sim
+
+
+def submit_word_count(sim, num_workers=4):
+    sim.topologies["wc-1-1"] = TopologyDetails(
+        "wc-1-1", {"topology.name": "wc"}, num_workers, executor_to_component=WORD_COUNT,
+        owner="alice", raw_topology=raw_topology_of(word_count_topology()))
+
+
+def jstorm_case(sim, num_workers=4):
+    """The NEW JStorm case this cluster and topology stand for."""
+    return {
+        "assign_type": 0,
+        "storm_conf": {"topology.name": "wc", "topology.workers": num_workers,
+                       "topology.acker.executors": 1, "topology.master.single.worker": False},
+        "topology": {"spouts": {"spout": {"parallelism": 2, "conf": {}}},
+                     "bolts": {"split": {"parallelism": 5, "inputs": ["spout"], "conf": {}},
+                               "count": {"parallelism": 3, "inputs": ["split"],
+                                         "conf": {"topology.tick.tuple.freq.secs": 5}}}},
+        "task_to_component": dict((str(e[0]), c) for e, c in WORD_COUNT.items()),
+        "topology_master_task_id": 0,
+        "supervisors": [{"id": sid, "hostname": info.hostname, "ports": info.meta}
+                        for sid, info in sorted(sim.supervisors.items())]}
+
+
+def placement(sim, storm_id="wc-1-1"):
+    """The stored assignment as sorted ``(node, port, task ids)``."""
+    return sorted((slot.node_id, slot.port, [e[0] for e in executors])
+                  for slot, executors in sim.slots(storm_id).items())
+
+
+def as_slots(jstorm_placement):
+    return sorted((w["node_id"], w["port"], w["tasks"]) for w in jstorm_placement)
+
+
+def test_a_new_topology_is_placed_as_jstorm_places_it():
+    sim = jstorm_sim()
+    submit_word_count(sim)
+    sim.mk_assignments()
+    expected = as_slots(place_case(jstorm_case(sim)))
+    assert placement(sim) == expected
+    assert len(expected) == 4
+    for component in ("spout", "split", "count"):
+        per_worker = [sum(1 for t in tasks if WORD_COUNT[(t, t)] == component)
+                      for _, _, tasks in expected]
+        assert max(per_worker) - min(per_worker) <= 1, component
+    sim.check_consistency("wc-1-1")
+
+
+def test_the_default_scheduler_stays_the_default():
+    sim = jstorm_sim()
+    del sim.conf["pynimbus.scheduler"]
+    submit_word_count(sim)
+    sim.mk_assignments()
+    assert placement(sim) != as_slots(place_case(jstorm_case(sim)))
+
+
+def test_a_lost_supervisor_moves_its_executors_and_every_other_worker_stays():
+    sim = jstorm_sim()
+    submit_word_count(sim)
+    sim.mk_assignments()
+    before = placement(sim)
+    lost = before[0][0]
+    for executors in sim.slots("wc-1-1").values():
+        sim.beat("wc-1-1", *executors)
+    sim.kill_supervisor(lost)
+    for _ in range(160):  # past nimbus.task.launch.secs (120): the others beat every second
+        sim.now += 1
+        for slot, executors in sim.slots("wc-1-1").items():
+            if slot.node_id != lost:
+                sim.beat("wc-1-1", *executors)
+        if sim.now % 10 == 0:
+            sim.mk_assignments()
+    after = placement(sim)
+    kept = [w for w in before if w[0] != lost]
+    moved = [w for w in before if w[0] == lost]
+    assert [w for w in after if w in kept] == kept
+    assert not [w for w in after if w[0] == lost]
+    assert sorted(t for w in after if w not in kept for t in w[2]) == \
+        sorted(t for w in moved for t in w[2])
+    sim.check_consistency("wc-1-1")
+
+
+def test_a_round_with_every_executor_alive_changes_nothing():
+    sim = jstorm_sim()
+    submit_word_count(sim)
+    sim.mk_assignments()
+    writes = sim.writes
+    for slot, executors in sim.slots("wc-1-1").items():
+        sim.beat("wc-1-1", *executors)
+    sim.now += 10
+    sim.mk_assignments()
+    assert sim.writes == writes
+
+
+def test_a_rebalance_keeps_the_slots_jstorm_keeps():
+    sim = jstorm_sim()
+    submit_word_count(sim)
+    sim.mk_assignments()
+    before = placement(sim)
+    sim.mk_assignments(scratch="wc-1-1")  # the rebalance transition's round
+    assert placement(sim) == before
+
+
+def test_too_few_slots_leaves_the_topology_unassigned_with_jstorms_message(caplog):
+    sim = jstorm_sim(supervisors=1, ports=(6700, 6701))
+    submit_word_count(sim, num_workers=4)
+    with caplog.at_level(logging.WARNING, logger="pynimbus.jstorm_port.storm_scheduler"):
+        sim.mk_assignments()
+    assert sim.assignment("wc-1-1") is None
+    assert ("Failed to assign topology wc-1-1: there's no enough worker. allocWorkerNum=4, "
+            "availableWorkerNum=2") in caplog.text
+
+
+def test_the_scheduler_setting_names_an_unknown_value():
+    assert read_storm_config(options=["pynimbus.scheduler=jstorm"])["pynimbus.scheduler"] == \
+        "jstorm"
+    assert read_storm_config()["pynimbus.scheduler"] == "default"
+    with pytest.raises(ConfigError) as e:
+        read_storm_config(options=["pynimbus.scheduler=round-robin"])
+    assert '"round-robin"' in str(e.value) and "default, jstorm" in str(e.value)
