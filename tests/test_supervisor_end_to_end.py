@@ -4,8 +4,8 @@ Two supervisors share the dev Nimbus's embedded store (one host), the pystorm wo
 :mod:`worker_topologies` is submitted, and the supervisors launch ``python -m pynimbus.worker``
 for it: the assigned ports listen, the counts are exact, a worker killed with SIGKILL is
 launched again, and ``killTopology`` leaves no worker or multilang child and no worker or code
-directory.  The counting alone is run again with pystorm's msgpack serializer, and with split
-and count bolts written against Storm's own ``storm.py`` (the ``multilang-python`` artifact,
+directory.  The counting alone is run again with pystorm's msgpack serializer, and with a spout
+and bolts written against Storm's own ``storm.py`` (the ``multilang-python`` artifact,
 fetched once into ``.cache`` by Maven; skipped with the reason where Maven cannot serve it).
 """
 # test-case-name: tests.test_supervisor_end_to_end
@@ -143,11 +143,13 @@ def msgpack_word_count():
 
 
 def storm_py_word_count():
-    """The word count with split and count written against Storm's storm.py (JSON, the only
-    serializer storm.py speaks); skips the test where Maven cannot serve multilang-python."""
+    """The word count with its spout and bolts written against Storm's storm.py (JSON, the
+    only serializer storm.py speaks); skips the test where Maven cannot serve
+    multilang-python."""
     jar = word_count_jar(scripts=WORD_COUNT_SCRIPTS + STORM_PY_SCRIPTS,
                          files={"storm.py": storm_py_or_skip()})
-    topology = word_count(split_script="wc_storm_py_split_bolt.py",
+    topology = word_count(spout_script="wc_storm_py_sentence_spout.py",
+                          split_script="wc_storm_py_split_bolt.py",
                           count_script="wc_storm_py_count_bolt.py")
     return jar, topology, {}, {}
 
@@ -158,7 +160,8 @@ def test_supervisors_count_every_word_exactly(dev_nimbus, tmp_path, wait_until,
                                               make_word_count):
     """On two supervisors' workers, acking on, the word count counts every word exactly, each
     word on one task, every sentence is acked and no component reports an error: with
-    pystorm's msgpack serializer, and with bolts written against Storm's own storm.py."""
+    pystorm's msgpack serializer, and with a spout and bolts written against Storm's own
+    storm.py."""
     jar, topology, topo_conf, env = make_word_count()
     supervisors = two_supervisors(dev_nimbus, tmp_path, **env)
     output, acked = str(tmp_path / "counts.txt"), str(tmp_path / "acked.txt")

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 from twisted.internet import process, reactor, task
 
-from worker_topologies import storm_py_or_skip
+from worker_topologies import STORM_PY_SCRIPTS, storm_py_or_skip
 
 from pynimbus.generated.storm.ttypes import (
     Bolt,
@@ -443,11 +443,14 @@ def test_a_child_that_writes_no_pid_file_handshakes_and_is_in_the_pids_dir(child
 @pytest.fixture
 def storm_py_dir(tmp_path):
     """A resources dir holding Storm's own storm.py (org.apache.storm:multilang-python, fetched
-    once by Maven into .cache) and the word count's split bolt written against it."""
+    once by Maven into .cache), the word count's components written against it and a corpus
+    of two sentences."""
     resources = tmp_path / "resources"
     resources.mkdir()
     (resources / "storm.py").write_bytes(storm_py_or_skip())
-    shutil.copy(os.path.join(COMPONENTS_DIR, "wc_storm_py_split_bolt.py"), str(resources))
+    (resources / "corpus.txt").write_text("to be\nor not\n")
+    for script in STORM_PY_SCRIPTS + ("wc_sentence_spout.py",):
+        shutil.copy(os.path.join(COMPONENTS_DIR, script), str(resources))
     return resources
 
 
@@ -470,3 +473,28 @@ def test_storm_py_basic_bolt_emits_waits_for_task_ids_acks_and_syncs(children, s
     child.clock.advance(1)
     child.wait_for_actions(4)
     assert child.actions[3:] == [Sync()]
+
+
+def test_storm_py_spout_syncs_after_each_command_and_emits_with_its_id(children, storm_py_dir,
+                                                                      tmp_path):
+    """Storm's own storm.py spout answers activate with sync; next with an emit carrying its
+    message id that waits for its task ids, then sync; ack reaches the spout's ``ack`` with
+    that id, then sync."""
+    acked = str(tmp_path / "acked.txt")
+    child = children(str(storm_py_dir / "wc_storm_py_sentence_spout.py"), kind=SPOUT,
+                     env={"WORDCOUNT_ACKED": acked})
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_spout_msg("activate")
+    child.wait_for_actions(1)
+    assert child.actions == [Sync()]
+    child.shell.write_spout_msg("next")
+    child.wait_for_actions(2)
+    assert child.actions[1] == Emit("default", ["to be"], (), None, True, 0)
+    child.shell.write_task_ids([2])
+    child.wait_for_actions(3)
+    assert child.actions[2] == Sync()
+    child.shell.write_spout_msg("ack", 0)
+    child.wait_for_actions(4)
+    assert child.actions[3] == Sync()
+    with open(acked) as f:
+        assert f.read() == "0\n"

@@ -5,8 +5,9 @@ and the ``StormTopology`` of shell components that runs them.
 corpus once with a message id (and appends acked ids to ``$WORDCOUNT_ACKED``), ``split``
 emits a word per tuple, ``count`` (fields grouping on ``word``) appends ``<task> <word>
 <count>`` to ``$WORDCOUNT_OUTPUT``; :func:`final_counts` reads that file back.  The same
-split and count written against Storm's own ``storm.py`` (:data:`STORM_PY_SCRIPTS`) produce the
-same file; their jar needs ``storm.py`` beside them (``files`` of :func:`word_count_jar`).
+spout, split and count written against Storm's own ``storm.py`` (:data:`STORM_PY_SCRIPTS`)
+write the same files; their jar needs ``storm.py`` beside them (``files`` of
+:func:`word_count_jar`).
 """
 
 import collections
@@ -25,8 +26,10 @@ from pynimbus.generated.storm.ttypes import (
 COMPONENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multilang_components")
 WORD_COUNT_SCRIPTS = ("wc_sentence_spout.py", "wc_split_bolt.py", "wc_count_bolt.py",
                       "wc_once_split_bolt.py")
-# the split (storm.BasicBolt) and count (storm.Bolt) bolts that import Storm's storm.py
-STORM_PY_SCRIPTS = ("wc_storm_py_split_bolt.py", "wc_storm_py_count_bolt.py")
+# the spout (storm.Spout), split (storm.BasicBolt) and count (storm.Bolt) that import Storm's
+# storm.py
+STORM_PY_SCRIPTS = ("wc_storm_py_sentence_spout.py", "wc_storm_py_split_bolt.py",
+                    "wc_storm_py_count_bolt.py")
 CORPUS = [
     "the cow jumped over the moon",
     "an apple a day keeps the doctor away",
@@ -74,13 +77,13 @@ def common(inputs, fields, parallelism):
 
 
 def word_count(split_parallelism=2, count_parallelism=2, split_script="wc_split_bolt.py",
-               split_object=None, count_script="wc_count_bolt.py"):
+               split_object=None, count_script="wc_count_bolt.py",
+               spout_script="wc_sentence_spout.py"):
     """The word count's ``StormTopology``: sentences -> split (shuffle) -> count (fields).
     ``wc_once_split_bolt.py`` as ``split_script`` fails (or drops) each sentence once per
     task.  ``split_object`` replaces the split bolt's ComponentObject."""
     return StormTopology(
-        spouts={"sentences": SpoutSpec(shell("wc_sentence_spout.py"),
-                                       common({}, ["sentence"], 1))},
+        spouts={"sentences": SpoutSpec(shell(spout_script), common({}, ["sentence"], 1))},
         bolts={
             "split": Bolt(split_object or shell(split_script), common(
                 {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},

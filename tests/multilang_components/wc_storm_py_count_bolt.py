@@ -5,6 +5,7 @@ resources/): a plain ``storm.Bolt`` that acks each word itself, and appends
 import os
 
 import storm
+from wc_sentence_spout import append_line
 
 
 class CountBolt(storm.Bolt):
@@ -16,12 +17,7 @@ class CountBolt(storm.Bolt):
     def process(self, tup):
         word = tup.values[0]
         self.counts[word] = self.counts.get(word, 0) + 1
-        # one O_APPEND write: lines of several processes never interleave
-        fd = os.open(self.output, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, ("%d %s %d\n" % (self.task_id, word, self.counts[word])).encode())
-        finally:
-            os.close(fd)
+        append_line(self.output, "%d %s %d" % (self.task_id, word, self.counts[word]))
         storm.ack(tup)
 
 
