@@ -22,6 +22,7 @@ Opt-in: ``PYNIMBUS_COMPAT=1`` (``tox -e compat``), plus Java, Debian's ZooKeeper
 reason.
 """
 
+import collections
 import contextlib
 import os
 import signal
@@ -121,13 +122,15 @@ class PythonCluster:
 
     def used_slots(self):
         """``{supervisor id: number of slots any Assignment uses on it}``."""
-        slots = {}
+        slots = collections.Counter()
         for storm_id in self.state.assignments():
             assignment = self.state.assignment_info(storm_id)
-            for node_port in set((n.node, p) for n in assignment.executor_node_port.values()
-                                 for p in n.port):
-                slots[node_port[0]] = slots.get(node_port[0], 0) + 1
-        return slots
+            if assignment is None:  # removed since the listing
+                continue
+            slots.update(node for node, _port in {
+                (n.node, port) for n in assignment.executor_node_port.values()
+                for port in n.port})
+        return dict(slots)
 
     def watch_pids(self):
         """Every pid in the supervisors' workers' pids dirs (workers and multilang children),
@@ -251,8 +254,8 @@ def submit_python(cluster, name, topology, jar, conf):
 
 
 def test_stock_rebalance_and_kill_on_python_supervisors(cluster):
-    """``storm rebalance wc -w 0 -n 2``: the topology's workers listen on exactly the new
-    assignment's two ports; ``storm kill wc -w 0``: no worker or multilang child of it is left
+    """``storm rebalance <name> -w 0 -n 2``: the topology's workers listen on exactly the new
+    assignment's two ports; ``storm kill <name> -w 0``: no worker or multilang child of it is left
     (pids dirs and /proc), its worker and code directories are gone, its ports closed."""
     name = "py-rebalance"
     storm_id = submit_python(cluster, name, word_count(), word_count_jar(),
