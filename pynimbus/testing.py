@@ -185,6 +185,8 @@ class LocalTopology(object):
         self.task_to_component = task_to_component_of(task_counts(self.topology))
         self.component_to_tasks = component_to_sorted_tasks(self.task_to_component)
         self.records = {c: ComponentRecord() for c in all_user_components(self.topology)}
+        self.declared_streams = {c: frozenset(component.common.streams or ())
+                                 for c, component in all_user_components(self.topology).items()}
         self.routes = self._routes(random.Random(seed))
         self.queue = collections.deque()
         self.delivered = {}  # tuple id -> (pystorm Tuple, its roots)
@@ -302,7 +304,7 @@ class LocalTopology(object):
 
     def emit(self, task, component_id, message):
         stream = message.get("stream") or "default"
-        streams = all_user_components(self.topology)[component_id].common.streams or {}
+        streams = self.declared_streams[component_id]
         if stream not in streams:
             raise HarnessError("%s emitted on stream %r, which it does not declare (it "
                                "declares %s)" % (component_id, stream, sorted(streams)))
