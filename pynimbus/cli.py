@@ -15,6 +15,10 @@ and a signal arriving while Nimbus stops is only noted.
 same configuration handling; SIGTERM or SIGINT stops it and leaves its workers running, as
 Storm's supervisor does (a supervisor started again on the same ``storm.local.dir`` adopts them).
 
+``pynimbus dev`` and ``pynimbus supervisor`` put their Python's script directory first on
+``PATH``, so the workers' multilang commands installed beside pynimbus (``streamparse_run``)
+come from its environment.
+
 ``pynimbus submit/kill/list/activate/deactivate/rebalance`` are clients of a running Nimbus
 (:mod:`pynimbus.client_cli`): they read the same configuration to find it and log nothing.
 """
@@ -131,6 +135,17 @@ def log_storm_yaml(config_file, environ=None):
                  conf_dir)
 
 
+def put_interpreter_bin_first_on_path(environ=os.environ, executable=sys.executable):
+    """Put the directory of this Python's scripts first on ``PATH``, which workers and their
+    multilang children inherit: a command installed beside pynimbus (streamparse's
+    ``streamparse_run``) then runs in pynimbus's own environment, activated or not."""
+    bin_dir = os.path.dirname(os.path.abspath(executable))
+    path = environ.get("PATH", "")
+    if path.split(os.pathsep)[0] != bin_dir:
+        environ["PATH"] = bin_dir + (os.pathsep + path if path else "")
+        log.info("%s put first on PATH for workers' commands", bin_dir)
+
+
 def run_nimbus(conf, dev=False):
     """Run a NimbusDaemon (``dev``: a DevNimbusDaemon) on the global reactor until
     SIGINT/SIGTERM; return an exit code."""
@@ -221,6 +236,8 @@ def main(argv=None):
     path = setup_logging(conf, args.log_level, "supervisor" if supervisor else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
     log_storm_yaml(args.config)
+    if supervisor or args.command == "dev":
+        put_interpreter_bin_first_on_path()
     if supervisor:
         return run_supervisor(conf)
     return run_nimbus(conf, dev=args.command == "dev")

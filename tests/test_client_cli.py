@@ -100,6 +100,20 @@ def test_the_progress_bar_redraws_only_on_a_terminal():
     assert pipe.getvalue() == "[%s] 100%% 2.0/2.0 MB\n" % ("#" * 30)
 
 
+def test_dev_and_supervisor_put_their_scripts_first_on_path():
+    """The interpreter's bin directory goes first on PATH once (workers' children inherit it,
+    so streamparse_run is the one installed beside pynimbus); an empty PATH becomes it."""
+    from pynimbus.cli import put_interpreter_bin_first_on_path
+    environ = {"PATH": "/usr/bin:/venv/bin"}
+    put_interpreter_bin_first_on_path(environ, "/venv/bin/python")
+    assert environ["PATH"] == "/venv/bin:/usr/bin:/venv/bin"
+    put_interpreter_bin_first_on_path(environ, "/venv/bin/python")
+    assert environ["PATH"] == "/venv/bin:/usr/bin:/venv/bin"
+    empty = {}
+    put_interpreter_bin_first_on_path(empty, "/venv/bin/python")
+    assert empty == {"PATH": "/venv/bin"}
+
+
 # -- against a dev Nimbus ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")

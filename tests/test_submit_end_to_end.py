@@ -1,7 +1,8 @@
 """``pynimbus submit`` of streamparse projects to a ``pynimbus dev`` whose own supervisor runs
 them: the ``sparse quickstart`` word count unchanged, and a finite-corpus word count whose
 counts must come out exact.  Components run through the multilang subprocess path:
-``streamparse_run`` from the worker's ``PATH``, here the virtualenv's bin directory."""
+``streamparse_run`` from the worker's ``PATH``, on which dev put its own virtualenv's bin
+directory."""
 
 import glob
 import os
@@ -34,10 +35,13 @@ def submit_cli(dev, root, topology, *options):
 @pytest.fixture(scope="module")
 def dev(tmp_path_factory):
     """`pynimbus dev` with its own supervisor on two slots, started with the virtualenv's bin
-    first on PATH (what its workers' children inherit); every pid seen is gone after."""
+    directory not on PATH (a virtualenv not activated: dev puts it there for its workers);
+    every pid seen is gone after."""
     local = tmp_path_factory.mktemp("dev")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+        patch.setenv("PATH", os.pathsep.join(
+            d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if os.path.abspath(d) != VENV_BIN))
         proc = NimbusProcess(local, dev_supervisor=True, options=[
             "supervisor.slots.ports=[%d, %d]" % (free_port(), free_port()),
             "nimbus.monitor.freq.secs=1", "supervisor.monitor.frequency.secs=1",
