@@ -31,6 +31,9 @@ class StandInClusterState:
     def storm_base(self, storm_id):
         return None
 
+    def remove_worker_heartbeat(self, storm_id, node, port):
+        self.removed = (storm_id, node, port)
+
 
 class StoppableClock(task.Clock):
     stopped = False
@@ -147,3 +150,12 @@ def test_the_same_executors_keep_it_running(supervisor, monkeypatch):
     monkeypatch.setattr(made, "_apply_status", lambda base: None)
     made._refresh()
     assert not made.reactor.stopped and connected == [supervisor.answer]
+
+
+@pytest.mark.parametrize("compat", ["1.x", "2.x"])
+def test_shutdown_removes_the_workers_heartbeat(compat):
+    """worker.clj shutdown and 2.8.8 Worker.shutdown: ``/workerbeats/<id>/<node>-<port>``
+    goes with the worker."""
+    state = StandInClusterState(None)
+    worker(compat, state).shutdown()
+    assert state.removed == (STORM_ID, "sup-a", 6700)

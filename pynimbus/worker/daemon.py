@@ -514,7 +514,8 @@ class WorkerDaemon(object):
         self.report_error(component_id, message).addBoth(lambda _: self.reactor.stop())
 
     def shutdown(self):
-        """worker.clj ``shutdown``: stop timers, kill multilang children, close sockets."""
+        """worker.clj ``shutdown`` (2.8.8 ``Worker.shutdown``): stop timers, kill multilang
+        children, close sockets, remove this worker's heartbeat from cluster state."""
         if self._stopping is not None:
             return self._stopping
         for loop in self._loops:
@@ -526,6 +527,9 @@ class WorkerDaemon(object):
         if getattr(self, "listening", None) is not None:
             self.server.close_connections()
             self.listening.stopListening()
+        removed = self.run_blocking(self.cluster_state.remove_worker_heartbeat, self.storm_id,
+                                    self.supervisor_id, self.port)
+        ended.append(removed.addErrback(self._log_failure, "worker heartbeat removal"))
         self._stopping = defer.DeferredList(ended)
         return self._stopping
 
