@@ -5,6 +5,8 @@ what Nimbus pulls or pushes (never what cluster state holds), does not sync befo
 answered, and reports its workers' heartbeats every ``worker.heartbeat.frequency.secs``."""
 # test-case-name: tests.test_supervisor_daemon_2x
 
+import re
+import socket
 import time
 
 import pytest
@@ -158,3 +160,13 @@ def test_reports_its_workers_heartbeats_each_period(supervisors, reactor, nimbus
     [beat] = report.worker_heartbeats
     assert beat.storm_id == STORM_ID
     assert {(e.task_start, e.task_end) for e in beat.executors} == set(EXECUTORS)
+
+
+def test_a_new_2x_supervisor_id_names_the_hosts_address(supervisors, nimbus):
+    """2.8.8's generateSupervisorId: ``<uuid>-<host address>``, kept across restarts."""
+    conf = conf_2x(supervisors)
+    supervisor_id = supervisors.start(conf).supervisor_id
+    address = socket.gethostbyname(socket.gethostname())
+    assert re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}-" + re.escape(address),
+                        supervisor_id)
+    assert supervisors.start(conf).supervisor_id == supervisor_id

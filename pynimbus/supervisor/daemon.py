@@ -216,7 +216,11 @@ class SupervisorDaemon:
     def _prepare(self):
         """Blocking part of the start: empty tmp, the id, the cluster state."""
         empty_dir(code.supervisor_tmp_dir(self.conf))
-        supervisor_id = registration.read_or_make_supervisor_id(self.conf)
+        if self.rpc:  # 2.8.8's ids name the host's address too
+            supervisor_id = registration.read_or_make_supervisor_id(
+                self.conf, make_id=registration.generate_supervisor_id_2x)
+        else:
+            supervisor_id = registration.read_or_make_supervisor_id(self.conf)
         cluster_state = self.cluster_state or make_cluster_state(self.conf)
         return supervisor_id, cluster_state
 

@@ -12,6 +12,7 @@
 
 import logging
 import os
+import socket
 import uuid
 
 from twisted.internet import task
@@ -19,8 +20,8 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.generated.storm.ttypes import LSSupervisorId, SupervisorInfo
-from pynimbus.hostname import hostname
 from pynimbus.local_state import LocalState
+from pynimbus.nimbus import nimbus_hostname
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def supervisor_isupervisor_dir(conf):
 def supervisor_hostname(conf):
     """Port of ``Utils.hostname`` (1.2.4), which the supervisor registers under: the same
     rule as nimbus's host name."""
-    return hostname(conf)
+    return nimbus_hostname(conf)
 
 
 def read_or_make_supervisor_id(conf, make_id=lambda: str(uuid.uuid4())):
@@ -58,6 +59,17 @@ def read_or_make_supervisor_id(conf, make_id=lambda: str(uuid.uuid4())):
     supervisor_id = make_id()
     local_state.put(LS_ID, LSSupervisorId(supervisor_id=supervisor_id))
     return supervisor_id
+
+
+def generate_supervisor_id_2x():
+    """Port of 2.8.8 ``StandaloneSupervisor.generateSupervisorId``: a UUID, ``-`` and this
+    host's address (the UUID alone when the host name does not resolve).  Blocking (a name
+    lookup)."""
+    try:
+        extra_part = "-" + socket.gethostbyname(socket.gethostname())
+    except OSError:
+        extra_part = ""
+    return str(uuid.uuid4()) + extra_part
 
 
 def _ports(values):
