@@ -20,8 +20,8 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.generated.storm.ttypes import LSSupervisorId, SupervisorInfo
+from pynimbus.hostname import hostname
 from pynimbus.local_state import LocalState
-from pynimbus.nimbus import nimbus_hostname
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def supervisor_isupervisor_dir(conf):
 def supervisor_hostname(conf):
     """Port of ``Utils.hostname`` (1.2.4), which the supervisor registers under: the same
     rule as nimbus's host name."""
-    return nimbus_hostname(conf)
+    return hostname(conf)
 
 
 def read_or_make_supervisor_id(conf, make_id=lambda: str(uuid.uuid4())):
