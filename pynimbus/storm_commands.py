@@ -127,18 +127,40 @@ def executors_alive(info):
     return sum(1 for e in executors if e.stats is not None), len(executors)
 
 
+def first_error(info):
+    """``(component, message)`` of the latest error a component of a ``TopologyInfo``
+    reported, or None."""
+    reported = [(e.error_time_secs, component, e.error)
+                for component, errors in sorted((info.errors or {}).items())
+                for e in errors or ()]
+    if not reported:
+        return None
+    _, component, message = max(reported)
+    return component, message
+
+
 def wait_until_running(client, name, timeout, clock=time.monotonic, sleep=time.sleep):
     """Poll ``getTopologyInfo`` until every executor of ``name`` has a heartbeat; return the
     number of executors.
 
-    :raises CommandError: not so after ``timeout`` seconds (the message counts them).
+    A heartbeat says the worker runs the executor, not that its multilang child started
+    (Storm's worker beats before its bolts' ``prepare`` too), so a component that dies at
+    start may show only after this returned.
+
+    :raises CommandError: a component reported an error meanwhile, or not every executor
+        beats after ``timeout`` seconds (the message counts them).
     """
     deadline = clock() + timeout
     alive, total = 0, 0
     while True:
         storm_id = storm_id_of(client, name)
         if storm_id is not None:
-            alive, total = executors_alive(client.getTopologyInfo(storm_id))
+            info = client.getTopologyInfo(storm_id)
+            error = first_error(info)
+            if error is not None:
+                raise CommandError("topology %s: component %s reported an error: %s"
+                                   % ((name,) + error))
+            alive, total = executors_alive(info)
             if total and alive == total:
                 return total
         if clock() >= deadline:

@@ -114,6 +114,18 @@ def test_dev_and_supervisor_put_their_scripts_first_on_path():
     assert empty == {"PATH": "/venv/bin"}
 
 
+def test_wait_names_the_latest_component_error():
+    """first_error: the latest error of any component of a TopologyInfo, or None."""
+    from pynimbus.generated.storm.ttypes import ErrorInfo, TopologyInfo
+    from pynimbus.storm_commands import first_error
+    info = TopologyInfo(id="t-1-1", name="t", uptime_secs=1, executors=[], status="ACTIVE",
+                        errors={"count": [ErrorInfo("old", 10)], "split": [],
+                                "spout": [ErrorInfo("died", 12), ErrorInfo("older", 5)]})
+    assert first_error(info) == ("spout", "died")
+    info.errors = {"count": []}
+    assert first_error(info) is None
+
+
 # -- against a dev Nimbus ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
