@@ -222,6 +222,7 @@ class TopologyAssignContext(object):
         self.is_reassign = is_reassign
         self.topology_master_task_id = topology_master_task_id
         self.assign_single_worker_for_tm = assign_single_worker_for_tm
+        self._cluster_order = None  # the supervisors never change within a placement
 
     @property
     def all_task_ids(self):
@@ -230,7 +231,9 @@ class TopologyAssignContext(object):
 
     def cluster_in_order(self):
         """The supervisors as JStorm's ``TreeMap`` iterates them: by id, as ``String`` compares."""
-        return [self.cluster[k] for k in sorted(self.cluster, key=_java_string_order)]
+        if self._cluster_order is None:
+            self._cluster_order = sorted(self.cluster, key=_java_string_order)
+        return [self.cluster[k] for k in self._cluster_order]
 
 
 def _java_string_order(s):

@@ -99,10 +99,30 @@ def _old_assignment(assignment, supervisors, conf):
     return Assignment(list(workers.values()))
 
 
+def jstorm_supervisors(cluster, supervisors, old_ports=None):
+    """The supervisors as ``prepareTopologyAssign`` and ``getFreeSlots`` leave them: every
+    registered port, the free ones those no assignment holds and no dead executor occupies
+    (and, for a rebalance, none of ``old_ports``: ``{node: [port]}``, freed again by JStorm)."""
+    old_ports = old_ports or {}
+    jstorm_cluster = {}
+    for supervisor_id, details in cluster.supervisors.items():
+        info = supervisors.get(supervisor_id)
+        worker_ports = [int(p) for p in (info.meta if info is not None else details.all_ports)]
+        free = set(cluster.get_available_ports(details))
+        used = [p for p in worker_ports if p not in free or p in old_ports.get(supervisor_id, ())]
+        jstorm_cluster[supervisor_id] = SupervisorInfo(supervisor_id, details.host, worker_ports,
+                                                       used)
+    return jstorm_cluster
+
+
 def topology_assign_context(topology, cluster, existing, supervisors, scratch_topology_id=None,
-                            scratch_assignment=None):
+                            scratch_assignment=None, jstorm_cluster=None):
     """What ``prepareTopologyAssign`` would hand JStorm's scheduler for ``topology`` this round,
-    or None when JStorm would not assign it (every executor alive)."""
+    or None when JStorm would not assign it (every executor alive).
+
+    :param jstorm_cluster: the supervisors JStorm's previous placement of this round left (a NEW
+        or MONITOR one that succeeded): the same sets, in the same order, as building them
+        again from ``cluster`` gives (a placement only removes free ports), so reused."""
     topology_id = topology.topology_id
     assigned = cluster.get_assignment_by_id(topology_id) or {}
     stored = existing.get(topology_id)
@@ -124,18 +144,13 @@ def topology_assign_context(topology, cluster, existing, supervisors, scratch_to
         component_counts[component] = component_counts.get(component, 0) + 1
     conf = _jstorm_conf(topology, component_counts)
     old_assignment = None if old is None else _old_assignment(old, supervisors, conf)
-    old_ports = {}
     if assign_type == ASSIGN_TYPE_REBALANCE:
+        old_ports = {}
         for worker in old_assignment.workers:
             old_ports.setdefault(worker.node_id, []).append(worker.port)
-    jstorm_cluster = {}
-    for supervisor_id, details in cluster.supervisors.items():
-        info = supervisors.get(supervisor_id)
-        worker_ports = [int(p) for p in (info.meta if info is not None else details.all_ports)]
-        free = set(cluster.get_available_ports(details))
-        used = [p for p in worker_ports if p not in free or p in old_ports.get(supervisor_id, ())]
-        jstorm_cluster[supervisor_id] = SupervisorInfo(supervisor_id, details.host, worker_ports,
-                                                       used)
+        jstorm_cluster = jstorm_supervisors(cluster, supervisors, old_ports)
+    elif jstorm_cluster is None:
+        jstorm_cluster = jstorm_supervisors(cluster, supervisors)
     task_to_component = dict((e[0], topology.executor_to_component[e])
                              for e in topology.executors)
     tm_task_id = next((t for t, c in task_to_component.items()
@@ -173,11 +188,13 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
     cluster = cluster.copy()
     errors = {}
     ordered = sorted(topologies, key=lambda t: t.topology_id != scratch_topology_id)
+    jstorm_cluster = None
     for topology in ordered:
         context = topology_assign_context(topology, cluster, existing, supervisors,
-                                          scratch_topology_id, scratch_assignment)
+                                          scratch_topology_id, scratch_assignment, jstorm_cluster)
         if context is None:
             continue
+        jstorm_cluster = None
         try:
             workers = assign_tasks(context)
             _apply(cluster.copy(), topology, workers)  # a slot clash raises before any change
@@ -187,6 +204,8 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
             errors[topology.topology_id] = "JStorm's scheduler failed: %s" % e
         else:
             _apply(cluster, topology, workers)
+            if context.assign_type != ASSIGN_TYPE_REBALANCE:
+                jstorm_cluster = context.cluster
             continue
         log.warning("Failed to assign topology %s: %s", topology.topology_id,
                     errors[topology.topology_id])
