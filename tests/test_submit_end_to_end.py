@@ -122,4 +122,3 @@ def test_a_finite_corpus_is_counted_exactly(dev, tmp_path, wait_until):
     wait_until(lambda: final_counts(str(output)) == expected_counts(), timeout=180,
                what="exact counts:\n%s" % dev.log_tail())
     kill(dev, "finite", wait_until)
-
