@@ -130,12 +130,14 @@ def test_the_heartbeat_goes_to_nimbus_when_the_supervisor_fails(supervisor, nimb
     worker("2.x", None)._heartbeat_to_master_if_local_beat_fail(HEARTBEAT)
 
 
-def test_a_2x_worker_whose_executors_change_exits_with_1(supervisor):
-    """suicideIfLocalAssignmentsChanged: other executors on its port end the worker (code 1)
-    so that its supervisor launches the new one."""
+@pytest.mark.parametrize("now_assigned", [
+    assignment([(1, 1), (2, 2)]), assignment([]), ConnectionRefusedError("no supervisor")])
+def test_a_2x_worker_whose_executors_change_exits_with_1(supervisor, now_assigned):
+    """suicideIfLocalAssignmentsChanged: other executors on its port, none, or no assignment
+    anywhere end the worker (code 1) so that its supervisor launches what the port runs."""
     made = worker("2.x", StandInClusterState(None))
     made.executor_ids = [(1, 1)]
-    supervisor.answer = assignment([(1, 1), (2, 2)])
+    supervisor.answer = now_assigned
     made._refresh()
     assert made.reactor.stopped and made.exit_code == daemon.EXIT_CODE_SUICIDE
 

@@ -470,19 +470,20 @@ class WorkerDaemon(object):
             log.warning("assignment refresh failed: %s", e)
             return
         assigned = my_executors(assignment, self.supervisor_id, self.port) if assignment else []
+        if self.rpc and assigned != self.executor_ids:
+            self._suicide(assigned)
+            return
         if not assigned:
             log.info("port %d no longer runs %s; shutting down", self.port, self.storm_id)
             self.reactor.stop()
-            return
-        if self.rpc and assigned != self.executor_ids:
-            self._suicide(assigned)
             return
         self._connect(assignment)
         self._apply_status(base)
 
     def _suicide(self, assigned_executors):
         """2.8.8 ``suicideIfLocalAssignmentsChanged``: the assignment gives this port other
-        executors, so this worker exits (code 1) and its supervisor launches the new one."""
+        executors, or none, or there is no assignment: this worker exits (code 1) and its
+        supervisor launches what the port runs now."""
         log.info("Found conflicting assignments. We shouldn't be alive! Assigned: %s, "
                  "Current: %s", assigned_executors, self.executor_ids)
         self.exit_code = EXIT_CODE_SUICIDE
