@@ -120,6 +120,45 @@ def test_a_lost_supervisor_moves_its_executors_and_every_other_worker_stays():
     sim.check_consistency("wc-1-1")
 
 
+def stored_workers(sim, storm_id="wc-1-1"):
+    """The stored assignment's workers as a case lists them: slots in the stored map's order."""
+    workers = {}
+    assignment = sim.assignment(storm_id)
+    for executor, node_info in assignment.executor_node_port.items():
+        slot = (node_info.node, next(iter(node_info.port)))
+        worker = workers.setdefault(slot, {
+            "node_id": slot[0], "port": slot[1], "hostname": assignment.node_host[slot[0]],
+            "tasks": [], "mem": 2 * 1024 ** 3, "cpu": 1})
+        worker["tasks"].append(executor[0])
+    return list(workers.values())
+
+
+def test_the_monitor_round_places_as_jstorm_on_the_case_it_stands_for():
+    sim = jstorm_sim()
+    submit_word_count(sim)
+    sim.mk_assignments()
+    case = jstorm_case(sim)
+    case["assign_type"] = 2
+    case["old_assignment"] = {"workers": stored_workers(sim)}
+    lost = placement(sim)[0][0]
+    case["dead_tasks"] = [t for node, _, tasks in placement(sim) if node == lost for t in tasks]
+    case["dead_tasks"].sort()
+    for executors in sim.slots("wc-1-1").values():
+        sim.beat("wc-1-1", *executors)
+    sim.kill_supervisor(lost)
+    case["supervisors"] = [
+        dict(s, used_ports=[w[1] for w in placement(sim) if w[0] == s["id"]])
+        for s in case["supervisors"] if s["id"] != lost]
+    for _ in range(160):  # past nimbus.task.launch.secs (120): the others beat every second
+        sim.now += 1
+        for slot, executors in sim.slots("wc-1-1").items():
+            if slot.node_id != lost:
+                sim.beat("wc-1-1", *executors)
+        if sim.now % 10 == 0:
+            sim.mk_assignments()
+    assert placement(sim) == as_slots(place_case(case))
+
+
 def test_a_round_with_every_executor_alive_changes_nothing():
     sim = jstorm_sim()
     submit_word_count(sim)
