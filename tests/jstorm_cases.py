@@ -53,20 +53,26 @@ def random_topology(rng):
     return {"spouts": spouts, "bolts": bolts}
 
 
-def task_to_component(topology, ackers, with_topology_master=True):
-    """Task ids as Storm numbers them: components sorted by id, tasks from 1."""
-    parallelism = dict((cid, c["parallelism"]) for kind in ("spouts", "bolts")
-                       for cid, c in topology[kind].items())
-    if ackers:
-        parallelism[ACKER] = ackers
-    if with_topology_master:
-        parallelism[TOPOLOGY_MASTER] = 1
+def numbered_tasks(parallelism):
+    """Task ids as Storm numbers them (components sorted by id, tasks from 1), as a case's
+    ``task_to_component``."""
     tasks, next_id = {}, 1
     for cid in sorted(parallelism):
         for _ in range(parallelism[cid]):
             tasks[str(next_id)] = cid
             next_id += 1
     return tasks
+
+
+def task_to_component(topology, ackers, with_topology_master=True):
+    """The tasks of ``topology``, ``ackers`` ackers and (optionally) the topology master."""
+    parallelism = dict((cid, c["parallelism"]) for kind in ("spouts", "bolts")
+                       for cid, c in topology[kind].items())
+    if ackers:
+        parallelism[ACKER] = ackers
+    if with_topology_master:
+        parallelism[TOPOLOGY_MASTER] = 1
+    return numbered_tasks(parallelism)
 
 
 def new_case(rng, n_supervisors=None):

@@ -14,6 +14,7 @@ import os
 import pytest
 
 import pynimbus.jstorm_port
+from jstorm_cases import numbered_tasks
 from purity import imported_modules
 from pynimbus.jstorm_port.case_json import place_case
 from pynimbus.jstorm_port.java_collections import JavaIntSet
@@ -32,16 +33,6 @@ def test_port_places_as_the_recorded_jstorm(golden):
     assert place_case(golden["case"]) == golden["jstorm"]
 
 
-def _task_to_component(parallelism):
-    """Storm's numbering: components sorted by id, tasks from 1."""
-    tasks, next_id = {}, 1
-    for component in sorted(parallelism):
-        for _ in range(parallelism[component]):
-            tasks[str(next_id)] = component
-            next_id += 1
-    return tasks
-
-
 def word_count_case(workers=6, supervisors=3):
     """spout (3) -> split (7) -> count (5) and the topology master (task 1, first in id order)
     on ``supervisors`` supervisors of four ports."""
@@ -51,7 +42,7 @@ def word_count_case(workers=6, supervisors=3):
         "topology": {"spouts": {"spout": {"parallelism": 3}},
                      "bolts": {"split": {"parallelism": 7, "inputs": ["spout"]},
                                "count": {"parallelism": 5, "inputs": ["split"]}}},
-        "task_to_component": _task_to_component(
+        "task_to_component": numbered_tasks(
             {"spout": 3, "split": 7, "count": 5, "__topology_master": 1}),
         "topology_master_task_id": 1,
         "supervisors": [{"id": "sup-%d" % i, "hostname": "10.0.0.%d" % i,
@@ -147,7 +138,7 @@ def test_task_on_differ_node_without_enough_supervisors_is_jstorms_error():
 def test_task_on_differ_node_puts_each_task_on_its_own_supervisor():
     case = word_count_case(supervisors=3)
     case["topology"]["bolts"]["count"]["parallelism"] = 3
-    case["task_to_component"] = _task_to_component(
+    case["task_to_component"] = numbered_tasks(
         {"spout": 3, "split": 7, "count": 3, "__topology_master": 1})
     case["topology"]["bolts"]["count"]["conf"] = {"task.on.differ.node": True}
     placement = place_case(case)
@@ -169,7 +160,7 @@ def test_user_defined_worker_is_placed_as_asked():
 def test_topology_master_gets_a_worker_of_its_own_from_ten_workers():
     case = word_count_case(workers=10)
     case["topology"]["bolts"]["split"]["parallelism"] = 12
-    case["task_to_component"] = _task_to_component(
+    case["task_to_component"] = numbered_tasks(
         {"spout": 3, "split": 12, "count": 5, "__topology_master": 1})
     case["storm_conf"]["topology.master.worker.memory.size"] = 512 * 1024 ** 2
     placement = place_case(case)

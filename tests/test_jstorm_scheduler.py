@@ -94,22 +94,29 @@ def test_the_default_scheduler_stays_the_default():
     assert placement(sim) != as_slots(place_case(jstorm_case(sim)))
 
 
-def test_a_lost_supervisor_moves_its_executors_and_every_other_worker_stays():
-    sim = jstorm_sim()
-    submit_word_count(sim)
-    sim.mk_assignments()
-    before = placement(sim)
-    lost = before[0][0]
+def lose_supervisor(sim, lost):
+    """Every worker beats once, then ``lost`` is gone and the others beat every second, with a
+    monitor round every 10 s, until its executors have timed out (past
+    ``nimbus.task.launch.secs``, 120)."""
     for executors in sim.slots("wc-1-1").values():
         sim.beat("wc-1-1", *executors)
     sim.kill_supervisor(lost)
-    for _ in range(160):  # past nimbus.task.launch.secs (120): the others beat every second
+    for _ in range(160):
         sim.now += 1
         for slot, executors in sim.slots("wc-1-1").items():
             if slot.node_id != lost:
                 sim.beat("wc-1-1", *executors)
         if sim.now % 10 == 0:
             sim.mk_assignments()
+
+
+def test_a_lost_supervisor_moves_its_executors_and_every_other_worker_stays():
+    sim = jstorm_sim()
+    submit_word_count(sim)
+    sim.mk_assignments()
+    before = placement(sim)
+    lost = before[0][0]
+    lose_supervisor(sim, lost)
     after = placement(sim)
     kept = [w for w in before if w[0] != lost]
     moved = [w for w in before if w[0] == lost]
@@ -143,19 +150,10 @@ def test_the_monitor_round_places_as_jstorm_on_the_case_it_stands_for():
     lost = placement(sim)[0][0]
     case["dead_tasks"] = [t for node, _, tasks in placement(sim) if node == lost for t in tasks]
     case["dead_tasks"].sort()
-    for executors in sim.slots("wc-1-1").values():
-        sim.beat("wc-1-1", *executors)
-    sim.kill_supervisor(lost)
     case["supervisors"] = [
         dict(s, used_ports=[w[1] for w in placement(sim) if w[0] == s["id"]])
         for s in case["supervisors"] if s["id"] != lost]
-    for _ in range(160):  # past nimbus.task.launch.secs (120): the others beat every second
-        sim.now += 1
-        for slot, executors in sim.slots("wc-1-1").items():
-            if slot.node_id != lost:
-                sim.beat("wc-1-1", *executors)
-        if sim.now % 10 == 0:
-            sim.mk_assignments()
+    lose_supervisor(sim, lost)
     assert placement(sim) == as_slots(place_case(case))
 
 
