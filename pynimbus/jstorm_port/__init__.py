@@ -6,10 +6,14 @@
 the selectors (:mod:`.task_assign_context`), under upstream names in snake_case.  Values in,
 values out: no I/O, no Twisted, no ZooKeeper.
 
+:mod:`.storm_scheduler` runs it as mk-assignments' scheduler under ``pynimbus.scheduler:
+jstorm`` (how Storm's rounds map onto JStorm's NEW, REBALANCE and MONITOR is said there);
+:mod:`.case_json` is one placement problem as JSON, shared with the JStorm oracle of the tests.
+
 Unit of placement.  JStorm places *tasks*, one per executor thread; Storm places *executors*
-``[start end]``.  pynimbus maps one JStorm task onto one Storm executor whose range is that one
-task (``[t t]``), so a JStorm worker -> tasks placement is a Storm executor -> node+port
-assignment with the same ids.  ``__acker`` and ``__topology_master`` are the system components
+``[start end]``.  pynimbus maps one JStorm task onto one Storm executor, the task's id being the
+executor's first task (for single-task executors ``[t t]``, the same id), so a JStorm worker ->
+tasks placement is a Storm executor -> node+port assignment.  ``__acker`` and ``__topology_master`` are the system components
 JStorm places last (the topology master first when it gets a worker of its own).
 
 Java order.  Where JStorm takes the first of equal candidates, the candidates come from Java
@@ -25,6 +29,10 @@ Deliberate differences:
   resolve to one IP address (``NetWorkUtils.equals``), which a pure function cannot check;
 - an unstopped task (alive on a lost supervisor) must be in a worker of the old assignment
   (``ValueError``); JStorm would carry a null worker on and fail later;
+- under ``pynimbus.scheduler: jstorm``, a new topology has no old assignment (JStorm would
+  read the last assignment of a topology of that name for ``use.old.assignment``), a rebalance
+  is never a "reassign" (Storm's rebalance has no such option), and a topology without a
+  ``__topology_master`` executor is not given a worker for one;
 - where JStorm's code ends in a Java runtime exception (a null unboxed, an empty iterator, a
   division by zero), the port raises :class:`.java_collections.JavaRuntimeError` naming it.
 """
