@@ -75,7 +75,8 @@ def assigned_ports(assignment):
 def test_2x_supervisors_run_rebalance_and_kill_a_topology(nimbus, zookeeper_conf,
                                                            cluster_state, tmp_path,
                                                            wait_until):
-    """Served, pushed, counted, kept alive by RPC heartbeats, rebalanced, killed."""
+    """Served, pushed, counted, kept alive by RPC heartbeats, rebalanced, killed; SIGTERM
+    ends each supervisor with code 0 and closes its Thrift port."""
     output = str(tmp_path / "counts.txt")
     env = {"WORDCOUNT_OUTPUT": output, "WORDCOUNT_ACKED": str(tmp_path / "acked.txt")}
     supervisors = [supervisor_2x(tmp_path, name, nimbus, zookeeper_conf, env)
@@ -163,6 +164,8 @@ def test_2x_supervisors_run_rebalance_and_kill_a_topology(nimbus, zookeeper_conf
         wait_until(lambda: not any(process_alive(pid) for pid in seen_pids), timeout=30,
                    what="every worker and multilang child process gone")
         assert not any(listening(port) for port in all_ports)
+        assert [s.stop() for s in supervisors] == [0, 0], logs()
+        assert not any(listening(s.thrift_port) for s in supervisors)
     finally:
         for supervisor in supervisors:
             supervisor.stop()
