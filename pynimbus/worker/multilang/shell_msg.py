@@ -54,37 +54,46 @@ def shell_msg(message):
         raise MultilangProtocolError(
             "expected a command object from the subprocess, got %s" % _shown(message)
         )
-    command = message.get("command")
+    get = message.get
+    command = get("command")
     if not isinstance(command, str):
         raise MultilangProtocolError("Command not found in message: %s" % _shown(message))
-    stream = message.get("stream")
+    stream = get("stream")
     if stream is None:
         stream = DEFAULT_STREAM_ID
-    _check(isinstance(stream, str), "stream", message)
-    task = message.get("task")
+    task = get("task")
     if task is None:
         task = 0
-    _check(_is_int(task), "task", message)
-    need_task_ids = message.get("need_task_ids")
-    _check(need_task_ids is None or isinstance(need_task_ids, bool), "need_task_ids", message)
-    values = message.get("tuple")
-    _check(values is None or isinstance(values, list), "tuple", message)
-    msg = message.get("msg")
-    _check(msg is None or isinstance(msg, str), "msg", message)
-    name = message.get("name")
-    level = message.get("level")
+    need_task_ids = get("need_task_ids")
+    values = get("tuple")
+    msg = get("msg")
+    # one test for the usual message (every child message passes here); the field-by-field
+    # checks only to name the wrong one
+    if not (isinstance(stream, str) and task.__class__ is int
+            and (need_task_ids is None or need_task_ids.__class__ is bool)
+            and (values is None or isinstance(values, list))
+            and (msg is None or isinstance(msg, str))):
+        _check(isinstance(stream, str), "stream", message)
+        _check(_is_int(task), "task", message)
+        _check(need_task_ids is None or isinstance(need_task_ids, bool), "need_task_ids",
+               message)
+        _check(values is None or isinstance(values, list), "tuple", message)
+        _check(msg is None or isinstance(msg, str), "msg", message)
+    anchors = get("anchors")
+    if anchors is None:
+        anchors = ()
+    elif anchors.__class__ is list and all(a.__class__ is str for a in anchors):
+        anchors = tuple(anchors)
+    else:
+        anchors = _anchors(message)
+    name = get("name")
+    level = get("level")
+    # positional, in ShellMsg's field order (command id msg stream task need_task_ids tuple
+    # anchors metric_name metric_params log_level): the keyword form costs more per message
     return ShellMsg(
-        command=command,
-        id=message.get("id"),
-        msg=msg,
-        stream=stream,
-        task=task,
-        need_task_ids=need_task_ids is not False,
-        tuple=values,
-        anchors=_anchors(message),
-        metric_name=name if isinstance(name, str) else None,
-        metric_params=message.get("params"),
-        log_level=level if command == "log" and _is_int(level) else INFO_LOG_LEVEL,
+        command, get("id"), msg, stream, task, need_task_ids is not False, values, anchors,
+        name if isinstance(name, str) else None, get("params"),
+        level if command == "log" and _is_int(level) else INFO_LOG_LEVEL,
     )
 
 
