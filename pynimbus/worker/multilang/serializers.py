@@ -23,6 +23,8 @@ MSGPACK_SERIALIZER_CLASSES = (
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 _END_LINE = b"end"
+# One encoder for every message: json.dumps builds a new one per call when given options.
+_JSON_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 class MultilangSerializerError(Exception):
@@ -38,8 +40,7 @@ class JsonSerializer:
     def encode(message):
         """``writeMessage``: compact JSON as json-simple writes it; a value JSON has no form
         for is written as its string, as json-simple writes a Java object's ``toString()``."""
-        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, default=str)
-        return text.encode("utf-8") + b"\nend\n"
+        return _JSON_ENCODER.encode(message).encode("utf-8") + b"\nend\n"
 
     @staticmethod
     def reader(max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
