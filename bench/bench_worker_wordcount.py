@@ -42,6 +42,7 @@ import argparse
 import collections
 import contextlib
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -407,6 +408,8 @@ def bench(args):
 
 
 def main():
+    # a SIGTERM unwinds like Ctrl-C, so the supervisors and their workers are stopped
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=SENTENCES)
     parser.add_argument("--runs", type=int, default=RUNS)
