@@ -170,3 +170,22 @@ def test_a_new_2x_supervisor_id_names_the_hosts_address(supervisors, nimbus):
     assert re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}-" + re.escape(address),
                         supervisor_id)
     assert supervisors.start(conf).supervisor_id == supervisor_id
+
+
+def test_a_push_during_a_pull_is_not_overwritten_by_it(supervisors, reactor, nimbus,
+                                                       monkeypatch):
+    """Pulls and pushes are applied one at a time in the order they came (upstream's event
+    manager): a push that arrives while a pull is under way wins over the pull's answer."""
+    conf = conf_2x(supervisors)
+    supervisor = supervisors.start(conf, "sup-a")
+    pushed = {"pushed-2-2": assignment({(1, 1): ("sup-a", 6700)})}
+
+    def push_during_the_pull(conf, method, *args, **kwargs):
+        if method == "getSupervisorAssignments":
+            SupervisorService(supervisor).sendSupervisorAssignments(
+                SupervisorAssignments(storm_assignment=pushed))
+        return nimbus(conf, method, *args, **kwargs)
+    nimbus.assignments = MY_ASSIGNMENT
+    monkeypatch.setattr(daemon, "call_leader_nimbus", push_during_the_pull)
+    reactor.advance(10)
+    assert supervisor.local_assignments == pushed

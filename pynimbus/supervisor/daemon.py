@@ -295,9 +295,16 @@ class SupervisorDaemon:
 
     # -- one sync ------------------------------------------------------------------------
 
-    def _sync_logged(self):
-        """One sync after those under way (syncs never overlap); a failure is logged."""
-        d = self._sync_lock.run(self.sync)
+    def _sync_logged(self, before_sync=None):
+        """One sync after those under way (syncs never overlap, as upstream's event manager
+        runs one at a time), preceded by ``before_sync`` (a Deferred-returning step, under
+        the same turn); a failure is logged."""
+        @defer.inlineCallbacks
+        def run():
+            if before_sync is not None:
+                yield before_sync()
+            yield self.sync()
+        d = self._sync_lock.run(run)
         d.addErrback(lambda failure: log.warning(
             "supervisor %s: sync failed, trying again next period: %s",
             self.supervisor_id, failure.getTraceback()))
@@ -312,12 +319,16 @@ class SupervisorDaemon:
 
     # -- 2.x: assignments and heartbeats over RPC -----------------------------------------
 
-    def take_assignments(self, storm_assignment):
-        """Replace the local copy with checked ``{storm_id: Assignment}`` and sync (2.8.8
-        ``SynchronizeAssignments`` with a push: ``syncRemoteAssignments``, then the sync)."""
+    def _set_local_assignments(self, storm_assignment):
+        """``syncRemoteAssignments``: the local copy is replaced whole."""
         self.local_assignments = storm_assignment
         self.assignments_synchronized = True
-        return self._sync_logged()
+
+    def take_assignments(self, storm_assignment):
+        """2.8.8 ``SynchronizeAssignments`` with a push: after the syncs under way, replace
+        the local copy with checked ``{storm_id: Assignment}``, then sync."""
+        return self._sync_logged(
+            lambda: defer.succeed(self._set_local_assignments(storm_assignment)))
 
     def _pull_assignments(self):
         """This supervisor's assignments from the leader, checked.  Blocking."""
@@ -325,18 +336,20 @@ class SupervisorDaemon:
         return nimbus_rpc.assigned_assignments_to_local([pulled])
 
     @defer.inlineCallbacks
-    def _synchronize_assignments(self):
-        """Port of ``SynchronizeAssignments.run`` without a push (2.8.8): pull, then sync.
-        A failed pull is logged; the local copy stays and the sync runs on it."""
+    def _apply_pull(self):
+        """Pull and apply; a failed pull is logged and the local copy stays."""
         try:
             storm_assignment = yield self.run_blocking(self._pull_assignments)
         except Exception as e:
             log.error("Get assignments from master exception: %s", e)
         else:
             if storm_assignment is not None:
-                self.local_assignments = storm_assignment
-                self.assignments_synchronized = True
-        yield self._sync_logged()
+                self._set_local_assignments(storm_assignment)
+
+    def _synchronize_assignments(self):
+        """Port of ``SynchronizeAssignments.run`` without a push (2.8.8): after the syncs
+        under way (so a push is never overwritten by an older pull), pull, then sync."""
+        return self._sync_logged(self._apply_pull)
 
     def _worker_heartbeats_report(self):
         """Blocking: read the workers' heartbeats and send them to the leader."""
