@@ -88,6 +88,12 @@ def new_case(rng, n_supervisors=None):
     if tm_single is not None:
         conf["topology.master.single.worker"] = tm_single
     supervisors = random_supervisors(rng, n_supervisors or rng.randint(1, 8))
+    if rng.random() < 0.2:
+        conf["worker.memory.size"] = rng.choice((0, 512 * 1024 ** 2, "1073741824"))
+        conf["worker.cpu.slot.num"] = rng.choice((1, 2, "4"))
+    if len(supervisors) > 2 and rng.random() < 0.15:
+        conf["isolation.scheduler.machines"] = [s["hostname"] for s in rng.sample(
+            supervisors, rng.randint(1, len(supervisors) - 1))]
     tm_id = next((int(t) for t, c in tasks.items() if c == TOPOLOGY_MASTER), 0)
     return {"assign_type": 0, "storm_conf": conf, "topology": topology,
             "task_to_component": tasks, "topology_master_task_id": tm_id,
@@ -209,7 +215,8 @@ def topology_master_case(rng, single):
 def generated_cases(seed=2021, rounds=12):
     """``(name, case)`` pairs: for each round a NEW case, its REBALANCE and MONITOR follow-ups,
     and one each of user-defined, ``task.on.differ.node``, ``use.old.assignment`` and the
-    topology master alone and shared (and their follow-ups)."""
+    topology master alone and shared (and their follow-ups); some cases set worker memory and
+    cpu slots or ``isolation.scheduler.machines``."""
     rng = random.Random(seed)
     cases = []
     for i in range(rounds):
@@ -224,7 +231,7 @@ def generated_cases(seed=2021, rounds=12):
             if case is None:
                 continue
             cases.append(("%s-%d" % (kind, i), case))
-            if case.get("old_assignment") is None:
+            if kind != "old-assignment" or rng.random() < 0.5:
                 for assign_type, label in ((1, "rebalance"), (2, "monitor")):
                     follow = follow_up_case(rng, case, assign_type)
                     if follow is not None:
