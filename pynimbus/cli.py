@@ -14,6 +14,8 @@ and a signal arriving while Nimbus stops is only noted.
 ``pynimbus supervisor`` runs the Python supervisor (:mod:`pynimbus.supervisor.daemon`) with the
 same configuration handling; SIGTERM or SIGINT stops it and leaves its workers running, as
 Storm's supervisor does (a supervisor started again on the same ``storm.local.dir`` adopts them).
+With ``pynimbus.storm.compat: "2.x"`` it is a 2.8.8 supervisor (the Supervisor Thrift service on
+``supervisor.thrift.port``, assignments and heartbeats over RPC).
 
 ``pynimbus dev`` and ``pynimbus supervisor`` put their Python's script directory first on
 ``PATH``, so the workers' multilang commands installed beside pynimbus (``streamparse_run``)
@@ -84,7 +86,11 @@ def build_parser():
         description="Run a supervisor: register in the cluster state (storm.zookeeper.* or "
                     "the embedded store), download assigned topologies from the leader of "
                     "nimbus.seeds and run one Python worker per assigned port of "
-                    "supervisor.slots.ports. Stopping it leaves the workers running.")
+                    "supervisor.slots.ports. Stopping it leaves the workers running. With "
+                    "pynimbus.storm.compat=2.x it is a 2.x supervisor: it serves the "
+                    "Supervisor Thrift service on supervisor.thrift.port (default 6628), "
+                    "takes its assignments from Nimbus over it and reports its workers' "
+                    "heartbeats to Nimbus.")
     add_client_commands(sub, common)
     return parser
 

@@ -13,7 +13,8 @@ the union IDL as a method of the same name taking the IDL's arguments, positiona
             print(topology.name, topology.status)
         nimbus.killTopologyWithOpts("wordcount", KillOptions(wait_secs=0))
 
-It talks to pynimbus and to Storm's own Nimbus alike.  A declared exception
+It talks to pynimbus and to Storm's own Nimbus alike.  :class:`SupervisorClient` is the same
+for a 2.x supervisor's ``service Supervisor`` (``supervisor.thrift.port``).  A declared exception
 (``NotAliveException``, ``AuthorizationException``, ...) is raised as itself, an undeclared
 failure as the ``TApplicationException`` the server sent, a broken connection as
 ``TTransportException``.
