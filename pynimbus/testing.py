@@ -46,6 +46,8 @@ import logging
 import random
 
 from pynimbus.clojure_port.executors import java_string_order
+from pynimbus.clojure_port.system_topology import validate_basic, validate_structure
+from pynimbus.generated.storm.ttypes import InvalidTopologyException
 from pynimbus.sparse_project import import_streamparse_dsl, submitted_topology
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
@@ -150,6 +152,30 @@ def all_user_components(topology):
     return dict(list(topology.spouts.items()) + list(topology.bolts.items()))
 
 
+def validate_as_nimbus(topology):
+    """Refuse what Nimbus refuses at submit: ``validate_basic`` and ``validate_structure``
+    (reserved ids, inputs naming no component, stream or field)."""
+    try:
+        validate_basic(topology)
+        validate_structure(topology)
+    except InvalidTopologyException as e:
+        raise HarnessError("Nimbus would refuse this topology: %s" % e.msg)
+
+
+def python_component_classes(topology_class, topology):
+    """``{component id: its streamparse class}``.
+
+    :raises HarnessError: a component that is not a Python (shell) one."""
+    classes = {spec.name: getattr(spec, "component_cls", None)
+               for spec in topology_class.specs}
+    for component_id, component in all_user_components(topology).items():
+        obj = getattr(component, "spout_object", None) or component.bolt_object
+        if obj.shell is None or classes.get(component_id) is None:
+            raise HarnessError("component %s is not a Python component; the harness runs "
+                               "only streamparse spouts and bolts" % component_id)
+    return classes
+
+
 def task_to_component_of(counts):
     """Storm's numbering: components in Java string order, consecutive task ids from 1."""
     ret, task = {}, 1
@@ -166,19 +192,15 @@ class LocalTopology(object):
     :param conf: extra topology conf (over the class's ``config``), as ``-c`` would give.
     :param env_name: the environment whose parallelism a ``par={env: n}`` takes.
     :param seed: seeds the shuffle and none groupings.
-    :raises HarnessError: a Java component or a grouping a Python worker cannot run.
+    :param name: ``topology.name`` (default: the class's name).
+    :raises HarnessError: a topology Nimbus would refuse (its message), a Java component, or
+        a grouping a Python worker cannot run.
     """
 
     def __init__(self, topology_class, conf=None, env_name=None, seed=0, name=None):
-        self.topology_class = topology_class
         self.topology = submitted_topology(topology_class, env_name)
-        classes = {spec.name: getattr(spec, "component_cls", None)
-                   for spec in topology_class.specs}
-        for component_id, component in all_user_components(self.topology).items():
-            obj = getattr(component, "spout_object", None) or component.bolt_object
-            if obj.shell is None or classes.get(component_id) is None:
-                raise HarnessError("component %s is not a Python component; the harness "
-                                   "runs only streamparse spouts and bolts" % component_id)
+        validate_as_nimbus(self.topology)
+        classes = python_component_classes(topology_class, self.topology)
         self.conf = dict(topology_class.config or {})
         self.conf.update(conf or {})
         self.conf.setdefault("topology.name", name or topology_class.__name__)
@@ -192,9 +214,8 @@ class LocalTopology(object):
         self.delivered = {}  # tuple id -> (pystorm Tuple, its roots)
         self.pending_roots = {}  # (spout task, message id) -> tuples outstanding
         self.next_tuple_id = 1
-        self.tasks = {}
-        for task, component_id in sorted(self.task_to_component.items()):
-            self.tasks[task] = make_component(classes[component_id], self, task)
+        self.tasks = {task: make_component(classes[component_id], self, task)
+                      for task, component_id in sorted(self.task_to_component.items())}
         for task, component in sorted(self.tasks.items()):
             context = topology_context_json(self.topology, self.task_to_component, task)
             setup_component(component, dict(self.conf), context)

@@ -274,3 +274,13 @@ def test_a_java_component_is_refused():
                              outputs=["x"])
     with pytest.raises(HarnessError, match="component java is not a Python component"):
         LocalTopology(WithJava)
+
+
+def test_a_topology_nimbus_would_refuse_is_refused_with_its_message():
+    """A component id starting with "__" (Storm keeps those for itself): HarnessError with
+    the message Nimbus's validate-basic gives."""
+    class Reserved(Topology):
+        numbers = NumberSpout.spec(name="__numbers")
+        sink = SinkBolt.spec(inputs=[numbers])
+    with pytest.raises(HarnessError, match="Nimbus would refuse this topology: .*__numbers"):
+        LocalTopology(Reserved)
