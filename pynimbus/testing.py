@@ -40,9 +40,7 @@ metrics tasks; values are passed as the Python objects emitted (not through JSON
 """
 
 import collections
-import io
 import json
-import logging
 import random
 
 from pynimbus.clojure_port.executors import java_string_order
@@ -53,6 +51,7 @@ from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
     out_tasks, out_tasks_direct)
 from pynimbus.worker.multilang.topology_context import topology_context_json
+from pynimbus.worker.pystorm_host import NoMessageDue, make_component, setup_component
 
 Emitted = collections.namedtuple("Emitted", "task stream values anchors direct_task tup_id "
                                             "to_tasks")
@@ -90,51 +89,6 @@ class ComponentRecord(object):
     def __repr__(self):
         return "<ComponentRecord emitted=%d acked=%d failed=%d errors=%d>" % (
             len(self.emitted), len(self.acked), len(self.failed), len(self.errors))
-
-
-def in_memory_serializer(component, harness, task):
-    """A pystorm serializer for ``component`` that hands each message to ``harness`` and
-    reads from the task's in-memory inbox."""
-    from pystorm.serializers.serializer import Serializer
-
-    class InMemorySerializer(Serializer):
-        def __init__(self):
-            super(InMemorySerializer, self).__init__(
-                None, None, component._reader_lock, component._writer_lock)
-            self.inbox = collections.deque()
-
-        def read_message(self):
-            if not self.inbox:
-                raise HarnessError("task %d read a message and none was due" % task)
-            return self.inbox.popleft()
-
-        def send_message(self, message):
-            harness.receive(task, message)
-
-    return InMemorySerializer()
-
-
-def make_component(component_class, harness, task):
-    """An instance of ``component_class`` talking to ``harness`` as ``task`` (no signal
-    handler, no stdin/stdout)."""
-    component = component_class(input_stream=io.StringIO(), output_stream=io.StringIO(),
-                                rdb_signal=None)
-    component.serializer = in_memory_serializer(component, harness, task)
-    return component
-
-
-def setup_component(component, conf, context):
-    """The handshake's aftermath as pystorm's ``run`` does it (``_setup_component``, then
-    ``initialize``), with the log handler it puts on the root logger moved to the component's
-    own logger: many components share this process, each keeps its own log."""
-    root = logging.getLogger()
-    before = list(root.handlers)
-    component._setup_component(conf, context)
-    for handler in [h for h in root.handlers if h not in before]:
-        root.removeHandler(handler)
-        component.logger.addHandler(handler)
-        component.logger.propagate = False
-    component.initialize(conf, context)
 
 
 def task_counts(topology):
@@ -214,7 +168,8 @@ class LocalTopology(object):
         self.delivered = {}  # tuple id -> (pystorm Tuple, its roots)
         self.pending_roots = {}  # (spout task, message id) -> tuples outstanding
         self.next_tuple_id = 1
-        self.tasks = {task: make_component(classes[component_id], self, task)
+        self.tasks = {task: make_component(classes[component_id],
+                                           lambda message, task=task: self.receive(task, message))
                       for task, component_id in sorted(self.task_to_component.items())}
         for task, component in sorted(self.tasks.items()):
             context = topology_context_json(self.topology, self.task_to_component, task)
@@ -291,6 +246,8 @@ class LocalTopology(object):
             component._run()
         except HarnessError:
             raise
+        except NoMessageDue:
+            raise HarnessError("task %d read a message and none was due" % task)
         except Exception as e:
             component.logger.error("Exception in %s.run()", type(component).__name__,
                                    exc_info=True)
