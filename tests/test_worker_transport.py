@@ -5,6 +5,7 @@ real loopback sockets in a private reactor (ordering, backpressure, reconnect, d
 import datetime
 import json
 import pickle
+import socket
 import struct
 import subprocess
 import sys
@@ -288,6 +289,21 @@ def test_a_receiver_that_stops_consuming_raises_the_senders_flag_with_bounded_me
     spin_until(reactor, lambda: len(queue) == taken, what="every taken tuple")
     assert [t.values[0] for t in queue] == list(range(taken))
     assert flags == [True, False]
+    client.close()
+    listening.stopListening()
+
+
+def test_both_ends_of_a_tuple_connection_send_small_writes_at_once(reactor):
+    """Nagle's algorithm is off at both ends (TCP_NODELAY, as Storm's netty Client and Server
+    set ``tcpNoDelay``): a small batch leaves at once instead of waiting for the peer's
+    delayed ACK."""
+    factory, listening = _listen(reactor, {1: [].extend})
+    client = _client(reactor, listening)
+    spin_until(reactor, lambda: client.writable and factory.connections,
+               what="the connection")
+    [receiving] = factory.connections
+    for transport in (client._connection.transport, receiving.transport):
+        assert transport.getHandle().getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
     client.close()
     listening.stopListening()
 
