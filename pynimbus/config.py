@@ -52,6 +52,10 @@ PYNIMBUS_DEFAULTS = {
 }
 
 # The values of pynimbus.scheduler.
+    # Run a Python worker's streamparse components (streamparse_run module.Class) inside the
+    # worker process when their class imports (pynimbus.worker.inprocess); false: always as
+    # multilang subprocesses, as Storm does.  The topology's conf overrides the cluster's.
+    "pynimbus.worker.inprocess": True,
 SCHEDULERS = ("default", "jstorm")
 
 

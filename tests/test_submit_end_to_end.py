@@ -1,10 +1,12 @@
 """``pynimbus submit`` of streamparse projects to a ``pynimbus dev`` whose own supervisor runs
 them: the ``sparse quickstart`` word count unchanged, and a finite-corpus word count whose
-counts must come out exact.  Components run through the multilang subprocess path:
-``streamparse_run`` from the worker's ``PATH``, on which dev put its own virtualenv's bin
-directory."""
+counts must come out exact.  Components run inside the worker (pynimbus.worker.inprocess, the
+default: no child process), or with ``pynimbus.worker.inprocess=false`` through the multilang
+subprocess path: ``streamparse_run`` from the worker's ``PATH``, on which dev put its own
+virtualenv's bin directory."""
 
 import glob
+import json
 import os
 import signal
 import subprocess
@@ -92,12 +94,48 @@ def kill(dev, name, wait_until):
     wait_until(gone, timeout=60, what="%s removed" % name)
 
 
-def test_the_quickstart_word_count_runs_unchanged(dev, tmp_path, wait_until):
+def test_the_quickstart_word_count_runs_in_process(dev, tmp_path, wait_until):
     """The project `sparse quickstart` generates, submitted as is: --wait returns once every
-    executor beats, its spout and bolts run as the virtualenv's streamparse_run, and the count
-    bolt logs its running totals."""
+    executor beats, its spout and bolts run inside the worker (no streamparse_run process, no
+    pid in the workers' pids dirs but the workers'), and the count bolt logs its running
+    totals to the worker log."""
     root = quickstart(tmp_path)
     code, out, err = submit_cli(dev, root, "topologies/wordcount.py")
+    assert code == 0, err + dev.log_tail()
+    assert "Topology wordcount is running: " in out
+    commands = worker_commands(dev)
+    assert commands and all("pynimbus.worker" in command for command in commands), commands
+    assert children_of(dev.seen_pids) == []
+    log = worker_log_text(dev)
+    for component in ("count_bolt", "word_spout"):
+        assert "component %s runs in process" % component in log
+    wait_until(lambda: "counted [1,000] words" in worker_log_text(dev), timeout=120,
+               what="the count bolt's running total")
+    kill(dev, "wordcount", wait_until)
+
+
+def children_of(pids):
+    """The live processes whose parent is one of ``pids``, as ``(pid, command line)``."""
+    children = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                command = f.read().decode("utf-8", "replace").replace("\0", " ")
+        except OSError:
+            continue
+        if ppid in pids:
+            children.append((int(name), command))
+    return children
+
+
+def test_the_quickstart_word_count_runs_as_subprocesses(dev, tmp_path, wait_until):
+    """The same project with pynimbus.worker.inprocess=false: its spout and bolts run as the
+    virtualenv's streamparse_run, and the count bolt logs its running totals."""
+    root = quickstart(tmp_path)
+    code, out, err = submit_cli(dev, root, "topologies/wordcount.py",
+                                "-c", "pynimbus.worker.inprocess=false")
     assert code == 0, err + dev.log_tail()
     assert "Topology wordcount is running: " in out
     streamparse_run = os.path.join(VENV_BIN, "streamparse_run")
@@ -110,15 +148,18 @@ def test_the_quickstart_word_count_runs_unchanged(dev, tmp_path, wait_until):
     kill(dev, "wordcount", wait_until)
 
 
-def test_a_finite_corpus_is_counted_exactly(dev, tmp_path, wait_until):
+@pytest.mark.parametrize("inprocess", [True, False])
+def test_a_finite_corpus_is_counted_exactly(dev, tmp_path, wait_until, inprocess):
     """Every word of the corpus, emitted once with a message id and counted by two tasks on a
-    fields grouping, ends with its exact count."""
+    fields grouping, ends with its exact count, in process and as subprocesses."""
     root = finite_word_count(tmp_path, package="e2e")
     output = tmp_path / "counts.txt"
     code, out, err = submit_cli(dev, root, "topologies/e2e_count.py", "--name", "finite",
-                                "-c", "wordcount.output=%s" % output)
+                                "-c", "wordcount.output=%s" % output,
+                                "-c", "pynimbus.worker.inprocess=%s" % json.dumps(inprocess))
     assert code == 0, err + dev.log_tail()
-    worker_commands(dev)
+    children = [c for c in worker_commands(dev) if "pynimbus.worker" not in c]
+    assert bool(children) is not inprocess, children
     wait_until(lambda: final_counts(str(output)) == expected_counts(), timeout=180,
                what="exact counts:\n%s" % dev.log_tail())
     kill(dev, "finite", wait_until)

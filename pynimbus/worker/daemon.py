@@ -44,10 +44,10 @@ from pynimbus.supervisor.code import (
     supervisor_stormdist_root)
 from pynimbus.topology_store import from_compressed_json_conf
 from pynimbus.worker.executor import (
-    AckerExecutor, NoopBoltExecutor, ShellBoltExecutor, ShellSpoutExecutor, TupleImpl,
-    WorkerContext, receive_message_id)
+    AckerExecutor, NoopBoltExecutor, TupleImpl, WorkerContext, receive_message_id)
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
+from pynimbus.worker.inprocess import inprocess_component_classes, mk_shell_executor
 from pynimbus.worker.java_components import (
     SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
 from pynimbus.worker.message_id import mk_id_source
@@ -170,6 +170,7 @@ class WorkerDaemon(object):
         self._spouts = []
         self._bolts = []
         self._local_state = None
+        self.inprocess_classes = {}
 
     # -- start-up
 
@@ -190,6 +191,9 @@ class WorkerDaemon(object):
         self.system_topology = system_topology(self.conf, topology, compat)
         self.task_to_component = storm_task_info(topology, self.conf, compat)
         self.executor_ids = my_executors(assignment, self.supervisor_id, self.port)
+        self.inprocess_classes = yield self.run_blocking(
+            inprocess_component_classes, self.conf, self._my_shell_commands(),
+            self._resources_dir(), self._child_env())
         self._build_executors(assignment)
         self._listen()
         self._connect(assignment)
@@ -218,9 +222,32 @@ class WorkerDaemon(object):
         self._local_state = LocalState(
             worker_heartbeats_root(self.supervisor_conf, self.worker_id))
 
-    def _context(self):
-        resources_dir = os.path.join(
+    def _resources_dir(self):
+        return os.path.join(
             supervisor_stormdist_root(self.supervisor_conf, self.storm_id), RESOURCES_SUBDIR)
+
+    def _child_env(self):
+        return child_env(self.environ, self.conf.get("topology.environment") or {})
+
+    def _my_shell_commands(self):
+        """``{component id: (argv, is_spout)}`` of this worker's shell components."""
+        components = all_components(self.user_topology)
+        spouts = self.user_topology.spouts or {}
+        ret = {}
+        for start, _end in self.executor_ids:
+            component_id = self.task_to_component.get(start)
+            component = components.get(component_id)
+            if component is None:
+                continue
+            is_spout = component_id in spouts
+            command, _env = self._shell_command(
+                component.spout_object if is_spout else component.bolt_object, is_spout)
+            if command is not None:
+                ret[component_id] = (command, is_spout)
+        return ret
+
+    def _context(self):
+        resources_dir = self._resources_dir()
         id_source = mk_id_source(random.Random())
         return WorkerContext(
             storm_id=self.storm_id, storm_conf=self.conf,
@@ -230,7 +257,7 @@ class WorkerDaemon(object):
             now_ms=lambda: int(self.clock() * 1000), generate_id=id_source,
             has_ackers=has_ackers(self.conf, self.compat), resources_dir=resources_dir,
             pid_dir=worker_pids_root(self.supervisor_conf, self.worker_id),
-            child_env=child_env(self.environ, self.conf.get("topology.environment") or {}),
+            child_env=self._child_env(),
             compat=self.compat, throttled=self.throttled, room_again=self.room_again)
 
     def _build_executors(self, assignment):
@@ -279,8 +306,9 @@ class WorkerDaemon(object):
         obj = component.spout_object if is_spout else component.bolt_object
         command, env = self._shell_command(obj, is_spout)
         if command is not None:
-            cls = ShellSpoutExecutor if is_spout else ShellBoltExecutor
-            executor = cls(*args, command=command, on_child_died=self._child_died, env=env)
+            executor = mk_shell_executor(args, is_spout, self.inprocess_classes.get(component_id),
+                                         command=command, on_child_died=self._child_died,
+                                         env=env)
             (self._spouts if is_spout else self._bolts).append(executor)
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))

@@ -1,0 +1,369 @@
+"""In-process streamparse components: a spout or bolt whose shell command is streamparse's
+runner (``streamparse_run [-s SERIALIZER] module.Class``, as streamparse's DSL writes it) runs
+inside the worker process when its class imports, with no subprocess and no serialization.
+
+What a component sees is unchanged: it is an instance of its own pystorm class, set up with
+the conf and context the multilang handshake would give (the same JSON values), whose
+serializer is the in-memory one of :mod:`pynimbus.worker.pystorm_host`; so ``emit``, anchors,
+pystorm's auto-ack and auto-fail, ``need_task_ids``, ticks, ``log``, ``raise_exception`` and
+metrics calls run as under Storm.  What it sends goes through the multilang checks
+(``shell_msg``) to the ShellBolt and ShellSpout executors of :mod:`pynimbus.worker.executor`,
+which do the routing, anchoring, acking, max spout pending and stats for both paths; values
+travel between the executors of a worker as the Python objects emitted (a copy of the list),
+and through the transport's msgpack to other workers.
+
+How it runs (the choice, documented): on the reactor thread, as Storm's executor thread calls
+a component.  A bolt's ``process`` runs when its executor takes a tuple (the worker delivers
+local tuples in batches, one reactor turn per batch).  A spout's ``next_tuple`` runs in
+batches of at most ``NEXT_TUPLE_BATCH`` calls per reactor turn while the spout is active,
+below ``topology.max.spout.pending`` and not throttled; a round in which no task emitted
+waits ``SPOUT_IDLE_WAIT_SECS`` (Storm's default spout wait strategy).  Nothing here blocks
+unless the component's own code does: a component that blocks stops the worker (its
+heartbeats included, so its supervisor restarts it after ``supervisor.worker.timeout.secs``;
+``topology.subprocess.timeout.secs`` has no subprocess to apply to).
+
+Anything that does not fit falls back to the multilang subprocess: a command that is not
+streamparse's runner, a module or class that does not import from the topology's resources
+directory (put first on ``sys.path``: a worker runs one topology), a class that is not a
+pystorm ``Spout``/``Bolt`` of the component's kind, or a pystorm ``BatchingBolt`` (it emits
+from a thread of its own).  ``pynimbus.worker.inprocess: false`` in the topology's conf or the
+cluster's turns it off.
+
+A component that raises is handled as pystorm's ``run`` does (logged, reported with
+``raise_exception``, its tuple failed), then, with pystorm's ``exit_on_exception`` (the
+default), as a multilang child that died: the worker reports the error and exits with code 11.
+"""
+
+import json
+import logging
+import os
+import sys
+import traceback
+
+from twisted.internet import defer
+
+from pynimbus.worker.executor import (
+    SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
+from pynimbus.worker.multilang.shell_msg import (
+    MultilangProtocolError, ShellLog, bolt_action, bolt_msg, shell_log_level_name, shell_msg,
+    spout_action, spout_msg)
+from pynimbus.worker.multilang.shell_process import BOLT, SPOUT
+from pynimbus.worker.multilang.topology_context import topology_context_json
+from pynimbus.worker.pystorm_host import has_a_message, make_component, setup_component
+
+log = logging.getLogger(__name__)
+
+WORKER_INPROCESS = "pynimbus.worker.inprocess"
+STREAMPARSE_RUN = "streamparse_run"
+# The runner's options that take a value (streamparse/run.py); any other option: not ours.
+_RUNNER_VALUE_OPTIONS = ("-s", "--serializer")
+# nextTuple calls of one spout executor per reactor turn, at most.
+NEXT_TUPLE_BATCH = 100
+_LOG_LEVELS = {"TRACE": 5, "DEBUG": logging.DEBUG, "INFO": logging.INFO,
+               "WARN": logging.WARNING, "ERROR": logging.ERROR}
+
+
+class InProcessStartError(Exception):
+    """A component's ``initialize`` (or pystorm's set-up) raised; the message has the
+    traceback."""
+
+
+def inprocess_enabled(conf):
+    """``pynimbus.worker.inprocess`` of the worker's conf (the topology's over the cluster's);
+    on unless false."""
+    return conf.get(WORKER_INPROCESS, True) not in (False, "false", "False")
+
+
+def streamparse_target(command):
+    """The ``module.Class`` that ``command`` (argv) has streamparse's runner start, or None
+    when ``command`` is not ``streamparse_run [-s SERIALIZER] module.Class``.  Storm passes
+    the script as one argument, which the runner splits on spaces: so is it here."""
+    if not command or os.path.basename(command[0]) != STREAMPARSE_RUN:
+        return None
+    args = " ".join(command[1:]).split()
+    targets = []
+    while args:
+        arg = args.pop(0)
+        if arg in _RUNNER_VALUE_OPTIONS and args:
+            args.pop(0)
+        elif arg.startswith("-"):
+            return None
+        else:
+            targets.append(arg)
+    if len(targets) != 1 or "." not in targets[0]:
+        return None
+    return targets[0]
+
+
+def import_component_class(resources_dir, target, is_spout):
+    """``(class, None)`` for ``target`` imported from ``resources_dir``, or ``(None, why
+    not)``.  Blocking (it imports user code)."""
+    import importlib
+    from pystorm import Bolt, Spout
+    from pystorm.bolt import BatchingBolt
+
+    if resources_dir not in sys.path:
+        sys.path.insert(0, resources_dir)
+    module_name, class_name = target.rsplit(".", 1)
+    try:
+        component_class = getattr(importlib.import_module(module_name), class_name)
+    except Exception as e:  # anything user code raises: the subprocess path will show it
+        return None, "%s does not import: %s: %s" % (target, type(e).__name__, e)
+    kind = Spout if is_spout else Bolt
+    if not (isinstance(component_class, type) and issubclass(component_class, kind)):
+        return None, "%s is not a pystorm %s" % (target, kind.__name__)
+    if issubclass(component_class, BatchingBolt):
+        return None, "%s is a BatchingBolt, which emits from a thread of its own" % target
+    return component_class, None
+
+
+def inprocess_component_classes(conf, commands, resources_dir, environment):
+    """``{component id: class}`` of the components of ``commands`` (``{component id: (argv,
+    is_spout)}``) that run in process; the others are logged with the reason and left to
+    their subprocess.  The worker's environment first becomes ``environment`` (the one its
+    multilang children would get: the topology's ``topology.environment``), as a component
+    reads it there.  Blocking (imports user code)."""
+    if not inprocess_enabled(conf):
+        return {}
+    targets = {component_id: (streamparse_target(argv), is_spout)
+               for component_id, (argv, is_spout) in commands.items()}
+    if not any(target for target, _is_spout in targets.values()):
+        return {}
+    os.environ.update(environment)
+    classes = {}
+    for component_id, (target, is_spout) in sorted(targets.items()):
+        if target is None:
+            continue
+        component_class, why_not = import_component_class(resources_dir, target, is_spout)
+        if component_class is None:
+            log.info("component %s runs as a multilang subprocess: %s", component_id, why_not)
+        else:
+            log.info("component %s runs in process: %s", component_id, target)
+            classes[component_id] = component_class
+    return classes
+
+
+def mk_shell_executor(args, is_spout, component_class, **kwargs):
+    """The executor of a shell component: in process when its class was imported
+    (``component_class``), else with its multilang children."""
+    if component_class is None:
+        cls = ShellSpoutExecutor if is_spout else ShellBoltExecutor
+        return cls(*args, **kwargs)
+    cls = InProcessSpoutExecutor if is_spout else InProcessBoltExecutor
+    return cls(*args, component_class=component_class, **kwargs)
+
+
+def handshake_value(value):
+    """``value`` as a child reads it from the JSON handshake (a fresh copy, JSON's types)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class InProcessComponent(object):
+    """One task's pystorm component behind the interface of a multilang
+    :class:`~pynimbus.worker.multilang.shell_process.ShellProcess`: the executor writes
+    messages, and the component's answers come back through ``on_action`` before the write
+    returns.  A message written while the component runs (task ids for its emit, an ack
+    queued behind its exchange) is taken by the loop already running, so calls never nest.
+    """
+
+    def __init__(self, component_id, component_class, kind, on_action, on_died):
+        self.component_id = component_id
+        self.pid = os.getpid()
+        self.ended = defer.succeed(None)
+        self._to_action = bolt_action if kind == BOLT else spout_action
+        self._on_action = on_action
+        self._on_died = on_died
+        self._logger = logging.getLogger("pynimbus.shell." + component_id)
+        self._running = False
+        self._dead = False
+        self.component = make_component(component_class, self._received)
+
+    def launch(self, storm_conf, context):
+        """The handshake's aftermath (pystorm's set-up, then ``initialize``), with the conf and
+        context a child would read.
+
+        :raises InProcessStartError: the component's set-up raised.
+        """
+        try:
+            setup_component(self.component, handshake_value(storm_conf),
+                            handshake_value(context), logger=self._logger)
+        except Exception:
+            raise InProcessStartError("%s: initialize raised in process:\n%s"
+                                      % (self._process_info(), traceback.format_exc()))
+
+    # -- what the executor writes
+
+    def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
+        self._deliver(bolt_msg(tuple_id, source_component, source_stream, source_task, values))
+
+    def write_spout_msg(self, command, message_id=""):
+        self._deliver(spout_msg(command, message_id))
+
+    def write_task_ids(self, task_ids):
+        self._deliver(list(task_ids))
+
+    def _deliver(self, message):
+        if self._dead:
+            return
+        component = self.component
+        component.serializer.inbox.append(message)
+        if self._running:
+            return  # the loop below, further up the stack, takes it
+        self._running = True
+        try:
+            while not self._dead and has_a_message(component):
+                self._run_once()
+        finally:
+            self._running = False
+
+    def _run_once(self):
+        """One turn of pystorm's ``run`` loop; an exception is handled as ``run`` does."""
+        component = self.component
+        try:
+            component._run()
+        except SystemExit as e:
+            self._die("%s exited with code %s" % (self._process_info(), e.code))
+        except Exception as e:
+            component.logger.error("Exception in %s.run()", type(component).__name__,
+                                   exc_info=True)
+            text = traceback.format_exc()
+            try:
+                component._handle_run_exception(e)
+            except Exception:
+                component.logger.error("While trying to handle previous exception...",
+                                       exc_info=True)
+            component._current_tups = []
+            if component.exit_on_exception:
+                self._die("%s raised in process: %s" % (self._process_info(), text))
+
+    # -- what the component sends
+
+    def _received(self, message):
+        if self._dead:
+            return
+        values = message.get("tuple")
+        if values is not None:
+            # the receiver's values must not change when the emitter reuses its list
+            message["tuple"] = list(values)
+        try:
+            action = self._to_action(shell_msg(message))
+        except MultilangProtocolError as e:
+            self._die_and_kill("%s %s" % (self._process_info(), e))
+            return
+        if action is None:
+            return
+        if isinstance(action, ShellLog):
+            self._logger.log(_LOG_LEVELS[shell_log_level_name(action.level)],
+                             "ShellLog %s %s", self._process_info(), action.msg)
+            return
+        self._on_action(action)
+
+    # -- lifecycle
+
+    def kill(self):
+        """The component gets no more messages."""
+        self._dead = True
+        return self.ended
+
+    def _die_and_kill(self, message):
+        self._die(message)
+        self.kill()
+
+    def _die(self, message):
+        if self._on_died is None:
+            return
+        self._dead = True
+        on_died, self._on_died = self._on_died, None
+        log.error("in-process component died: %s", message)
+        on_died(message)
+
+    def _process_info(self):
+        return "pid:%s (in process), name:%s" % (self.pid, self.component_id)
+
+
+class InProcessExecutor(object):
+    """What replaces launching multilang children: one :class:`InProcessComponent` per task,
+    set up at once (``ShellBolt.prepare``/``ShellSpout.open``)."""
+
+    def __init__(self, *args, component_class, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.component_class = component_class
+
+    def launch_children(self):
+        conf = self.context.storm_conf
+        for task_id in self.task_ids:
+            component = InProcessComponent(
+                self.component_id, self.component_class, self.kind,
+                on_action=lambda action, task_id=task_id: self.on_action(task_id, action),
+                on_died=self._died)
+            self.processes[task_id] = component
+            context = topology_context_json(self.context.user_topology,
+                                            self.context.task_to_component, task_id)
+            try:
+                component.launch(conf, context)
+            except InProcessStartError as e:
+                return defer.fail(e)
+        return defer.succeed(None)
+
+
+class InProcessBoltExecutor(InProcessExecutor, ShellBoltExecutor):
+    """A streamparse bolt in process: ShellBolt's executor, its child replaced."""
+
+    kind = BOLT
+
+
+class InProcessSpoutExecutor(InProcessExecutor, ShellSpoutExecutor):
+    """A streamparse spout in process: ShellSpout's executor, its child replaced, and
+    ``nextTuple`` called in batches (the module docstring says how)."""
+
+    kind = SPOUT
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._command = {task_id: None for task_id in self.task_ids}
+        self._next_emitted = {task_id: False for task_id in self.task_ids}
+        self._in_batch = False
+
+    def _exchange(self, task_id, command, message_id=""):
+        if not self._waiting[task_id]:
+            self._command[task_id] = command
+        super()._exchange(task_id, command, message_id)
+
+    def _sync(self, task_id):
+        """The end of an exchange, which in process comes before ``_exchange`` returns:
+        whether a ``next`` emitted is kept for :meth:`_next_tuples` (a later ack exchange
+        resets ``_emitted``), which alone paces the spout."""
+        if self._command[task_id] == "next":
+            self._next_emitted[task_id] = self._emitted[task_id]
+        self._waiting[task_id] = False
+        queued = self._queued[task_id]
+        if queued:
+            self._exchange(task_id, *queued.popleft())
+        elif not self._in_batch:
+            self._schedule_next(0)
+
+    def _next_tuples(self):
+        """executor.clj's spout loop, up to ``NEXT_TUPLE_BATCH`` rounds in one reactor turn:
+        ``nextTuple`` on every idle task while active, below max spout pending and not
+        throttled; after a round in which no task emitted, the idle wait."""
+        self._next_call = None
+        self._in_batch = True
+        try:
+            for _ in range(NEXT_TUPLE_BATCH):
+                if not self.active or self.pending.reached_max_spout_pending():
+                    return  # an ack, a fail or the activation schedules the next round
+                if self.context.throttled():
+                    self._schedule_next(SPOUT_IDLE_WAIT_SECS)
+                    return
+                emitted = False
+                for task_id in self.task_ids:
+                    if not self._waiting[task_id]:
+                        self._next_emitted[task_id] = False
+                        self._exchange(task_id, "next")
+                        emitted = emitted or self._next_emitted[task_id]
+                if not emitted:
+                    self._schedule_next(SPOUT_IDLE_WAIT_SECS)
+                    return
+        finally:
+            self._in_batch = False
+        self._schedule_next(0)
