@@ -162,6 +162,7 @@ class Monitor:
         self.recovery = liveness.HeartbeatsRecovery.new()  # 2.x: a new leader's wait for beats
         self.resources = ResourceBook()
         self.cleanup_detected = None  # 2.x: when each cleanup candidate was first seen
+        self.scheduling_errors = {}  # storm id -> the SchedulingError last reported
         self.lock = defer.DeferredLock()
         self._requested = None
         self.rounds = 0
@@ -256,7 +257,7 @@ class Monitor:
                  if storm_id in topologies and storm_id != scratch_topology_id
                  and not liveness.uses_rpc_heartbeats(topologies[storm_id].storm_version,
                                                       self.compat)}
-        new_assignments, new_cache = port_assignments.compute_new_assignments(
+        new_assignments, new_cache, errors = port_assignments.compute_new_assignments_and_errors(
             topologies, existing, supervisors, self.heartbeat_cache, beats, now,
             self.nimbus.conf, self.compat, scratch_topology_id=scratch_topology_id,
             master_code_dir=self.nimbus.conf.get("storm.local.dir"))
@@ -273,12 +274,31 @@ class Monitor:
                 log.info("Setting new assignment for topology id %s", storm_id)
                 state.set_assignment(storm_id, assignment)
                 written[storm_id] = assignment
+        self._report_scheduling_errors(errors, topologies)
         pushes = []
         if self.compat == "2.x":
             pushes = port_supervisor_assignments.round_node_assignments(
                 {i: a for i, a in existing.items() if i != scratch_topology_id},
                 new_assignments, supervisors)
         return written, pushes
+
+    def _report_scheduling_errors(self, errors, topologies):
+        """File each new or changed scheduling error among the topology's errors
+        (``report-error``, under the component the error names) and log it; log a topology
+        that had one and is no longer refused.  Once per change, not every round: an error
+        that could not be filed is tried again next round."""
+        for storm_id, error in sorted(errors.items()):
+            if self.scheduling_errors.get(storm_id) == error:
+                continue
+            log.warning("Failed to assign topology %s: %s", storm_id, error.message)
+            self.nimbus.state.report_error(storm_id, error.component_id,
+                                           getattr(self.nimbus, "host", None), None,
+                                           error.message)
+            self.scheduling_errors = dict(self.scheduling_errors, **{storm_id: error})
+        for storm_id in sorted(set(self.scheduling_errors) - set(errors)):
+            if storm_id in topologies:
+                log.info("Topology %s is no longer refused by the scheduler", storm_id)
+        self.scheduling_errors = dict(errors)
 
     def _heartbeats_recovered(self, existing, now):
         """2.8.8 ``isReadyForMKAssignments``' heartbeat part: the nodes of every assignment

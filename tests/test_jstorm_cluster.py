@@ -116,3 +116,60 @@ def test_a_lost_supervisors_executors_move_and_every_other_worker_stays(make_jst
     kept = [w for w in before if w[0] != lost]
     assert [w for w in after if w in kept] == kept
     assert sorted(t for w in after for t in w[2]) == sorted(t for w in before for t in w[2])
+
+
+def topology_errors(cluster, storm_id):
+    """``{component: [error text]}`` of getTopologyInfo, components with errors only."""
+    info = cluster.call("getTopologyInfo", id=storm_id)
+    return dict((c, [e.error for e in errors]) for c, errors in info.errors.items() if errors)
+
+
+def test_a_topology_jstorm_cannot_place_shows_why_until_the_cluster_can_hold_it(
+        make_jstorm_cluster):
+    """Four workers asked, two slots: JStorm's message in getTopologyInfo's errors (under the
+    topology's first component: it has no acker and no topology master) and in the log, once
+    per change, not every monitor round; a new supervisor changes the message; one more makes
+    room and the topology is placed."""
+    cluster = make_jstorm_cluster(supervisors=1, ports_per_supervisor=2)
+    cluster.submit("wc", {"topology.workers": 4}, word_count())
+    storm_id = cluster.storm_id("wc")
+    cluster.wait_for(lambda: topology_errors(cluster, storm_id), "the scheduling error")
+    first = "there's no enough worker. allocWorkerNum=4, availableWorkerNum=2"
+    assert topology_errors(cluster, storm_id) == {"count": [first]}
+    reported = cluster.call("getTopologyInfo", id=storm_id).errors["count"][0].error_time_secs
+    # the monitor runs every second: let at least three more rounds refuse the topology
+    cluster.wait_for(lambda: time.time() >= reported + 4, "three monitor rounds")
+    assert topology_errors(cluster, storm_id) == {"count": [first]}
+    assert cluster.state.assignment_info(storm_id) is None
+    cluster.add_supervisor(1)
+    second = "there's no enough worker. allocWorkerNum=4, availableWorkerNum=3"
+    cluster.wait_for(lambda: len(topology_errors(cluster, storm_id).get("count", ())) == 2,
+                     "the changed scheduling error")
+    assert topology_errors(cluster, storm_id) == {"count": [second, first]}
+    cluster.add_supervisor(2)
+    placed = slots(cluster.assignment("wc"))
+    assert len(placed) == 4
+    with open(cluster.process.log_path) as log:
+        refusals = [line for line in log if "Failed to assign topology " + storm_id in line]
+    assert len(refusals) == 2 and first in refusals[0] and second in refusals[1]
+
+
+def test_a_user_defined_worker_waits_for_the_supervisor_it_names(make_jstorm_cluster):
+    """``use.userdefine.assignment`` naming a supervisor that has not registered: JStorm's
+    message in getTopologyInfo's errors; when it registers, the worker is placed on it."""
+    cluster = make_jstorm_cluster(supervisors=2, ports_per_supervisor=4)
+    wanted = {"nodeId": "sup-6900", "hostName": "host-sup-6900", "port": "6901",
+              "componentToNum": json.dumps({"count": 2})}
+    cluster.submit("wc", {"topology.workers": 4,
+                          "use.userdefine.assignment": [json.dumps(wanted)]}, word_count())
+    storm_id = cluster.storm_id("wc")
+    cluster.wait_for(lambda: topology_errors(cluster, storm_id), "the scheduling error")
+    assert topology_errors(cluster, storm_id) == {
+        "count": ["Node sup-6900 doesn't in the supervisor list"]}
+    assert cluster.state.assignment_info(storm_id) is None
+    cluster.add_supervisor(4)  # sup-6900, ports 6900-6903
+    placed = slots(cluster.assignment("wc"))
+    tasks = cluster.task_to_component(storm_id)
+    count_tasks = sorted(t for t, c in tasks.items() if c == "count")
+    on_wanted = [ts for node, port, ts in placed if (node, port) == ("sup-6900", 6901)]
+    assert len(on_wanted) == 1 and set(count_tasks[:2]) <= set(on_wanted[0])

@@ -6,15 +6,16 @@ workers heartbeating into their slots); each placement is checked against the po
 JStorm case the round stands for, whose agreement with JStorm itself the oracle test checks.
 """
 
-import logging
+import json
 
 import pytest
 
-from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
+from pynimbus.clojure_port import assignments as asg
+from pynimbus.clojure_port.scheduler.cluster import TopologyDetails, WorkerSlot
 from pynimbus.config import ConfigError, read_storm_config
 from pynimbus.generated.storm import ttypes
 from pynimbus.jstorm_port.case_json import place_case
-from pynimbus.jstorm_port.storm_scheduler import raw_topology_of
+from pynimbus.jstorm_port.storm_scheduler import SchedulingError, raw_topology_of
 from test_port_assignments import Sim
 
 WORD_COUNT = {  # executor -> component: Storm's task numbering, components in id order
@@ -178,14 +179,61 @@ def test_a_rebalance_keeps_the_slots_jstorm_keeps():
     assert placement(sim) == before
 
 
-def test_too_few_slots_leaves_the_topology_unassigned_with_jstorms_message(caplog):
+def scheduling_errors(sim):
+    """The errors of one round on the simulated cluster (nothing is stored)."""
+    existing = dict((t, sim.assignment(t)) for t in sim.stored)
+    _, _, errors = asg.compute_new_assignments_and_errors(
+        sim.topologies, existing, sim.supervisors, sim.cache, sim.executor_beats(None), sim.now,
+        sim.conf, sim.compat)
+    return errors
+
+
+def test_too_few_slots_leaves_the_topology_unassigned_with_jstorms_message():
+    """The error is JStorm's, filed under the acker (the topology names no component and has no
+    topology master)."""
     sim = jstorm_sim(supervisors=1, ports=(6700, 6701))
     submit_word_count(sim, num_workers=4)
-    with caplog.at_level(logging.WARNING, logger="pynimbus.jstorm_port.storm_scheduler"):
-        sim.mk_assignments()
+    sim.mk_assignments()
     assert sim.assignment("wc-1-1") is None
-    assert ("Failed to assign topology wc-1-1: there's no enough worker. allocWorkerNum=4, "
-            "availableWorkerNum=2") in caplog.text
+    assert scheduling_errors(sim) == {"wc-1-1": SchedulingError(
+        "there's no enough worker. allocWorkerNum=4, availableWorkerNum=2", "__acker")}
+
+
+def test_too_few_supervisors_for_task_on_differ_node_names_the_component():
+    """``task.on.differ.node`` on count (3 executors) with two supervisors: JStorm's message,
+    filed under count; with a third supervisor the topology is placed and the error is gone."""
+    sim = jstorm_sim(supervisors=2)
+    submit_word_count(sim, num_workers=4)
+    sim.topologies["wc-1-1"].raw_topology["bolts"]["count"]["conf"]["task.on.differ.node"] = True
+    sim.mk_assignments()
+    assert sim.assignment("wc-1-1") is None
+    assert scheduling_errors(sim) == {"wc-1-1": SchedulingError(
+        "there's no enough supervisor for making component: count 's tasks on different node",
+        "count")}
+    sim.add_supervisor("sup-3", (6700, 6701, 6702, 6703), host="10.0.0.3")
+    assert scheduling_errors(sim) == {}
+    sim.mk_assignments()
+    count_nodes = [slot.node_id for slot, executors in sim.slots("wc-1-1").items()
+                   for e in executors if WORD_COUNT[e] == "count"]
+    assert sorted(count_nodes) == ["sup-1", "sup-2", "sup-3"]
+
+
+def test_a_user_defined_worker_on_a_missing_supervisor_waits_for_it():
+    """A ``use.userdefine.assignment`` entry naming a supervisor that is not registered: JStorm's
+    message, no assignment; once that supervisor registers, the worker (count's first two
+    executors, and what JStorm adds) is placed on it."""
+    sim = jstorm_sim(supervisors=2)
+    submit_word_count(sim, num_workers=4)
+    sim.topologies["wc-1-1"].conf["use.userdefine.assignment"] = [json.dumps({
+        "nodeId": "sup-3", "hostName": "10.0.0.3", "port": "6702",
+        "componentToNum": json.dumps({"count": 2})})]
+    sim.mk_assignments()
+    assert sim.assignment("wc-1-1") is None
+    assert scheduling_errors(sim) == {"wc-1-1": SchedulingError(
+        "Node sup-3 doesn't in the supervisor list", "__acker")}
+    sim.add_supervisor("sup-3", (6700, 6701, 6702, 6703), host="10.0.0.3")
+    sim.mk_assignments()
+    assert {(2, 2), (3, 3)} <= set(sim.slots("wc-1-1")[WorkerSlot("sup-3", 6702)])
 
 
 def test_the_scheduler_setting_names_an_unknown_value():

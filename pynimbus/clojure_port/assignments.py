@@ -190,11 +190,12 @@ def compute_new_scheduler_assignments(topologies, existing, supervisors, heartbe
         details left out.
     :param scratch_assignment: the stored Assignment of ``scratch_topology_id`` (only
         ``pynimbus.scheduler: jstorm`` reads it: JStorm's rebalance keeps what it can).
-    :returns: ``(cluster, new_heartbeat_cache)``: the scheduled
-        :class:`~pynimbus.clojure_port.scheduler.cluster.Cluster` and the cache.
+    :returns: ``(cluster, new_heartbeat_cache, errors)``: the scheduled
+        :class:`~pynimbus.clojure_port.scheduler.cluster.Cluster`, the cache and ``{storm_id:
+        SchedulingError}`` of the topologies the scheduler could not place.
 
-    ``pynimbus.scheduler`` picks the scheduler: ``default`` (Storm's) or ``jstorm``
-    (:func:`pynimbus.jstorm_port.storm_scheduler.jstorm_schedule`, whose errors it logs).
+    ``pynimbus.scheduler`` picks the scheduler: ``default`` (Storm's, which reports no
+    errors) or ``jstorm`` (:func:`pynimbus.jstorm_port.storm_scheduler.jstorm_schedule`).
     """
     new_cache, alive = _update_liveness(existing, topologies, heartbeat_cache, executor_beats,
                                         now, conf, compat)
@@ -206,12 +207,13 @@ def compute_new_scheduler_assignments(topologies, existing, supervisors, heartbe
     ordered = {t: topologies[t] for t in java_order.topology_order(list(topologies), compat)}
     cluster = Cluster(details, assignments, ordered, compat, slot_resources, wire_orders,
                       conf=conf)
+    errors = {}
     if conf.get("pynimbus.scheduler") == "jstorm":
-        cluster, _errors = jstorm_schedule(list(ordered.values()), cluster, existing, supervisors,
-                                           scratch_topology_id, scratch_assignment)
+        cluster, errors = jstorm_schedule(list(ordered.values()), cluster, existing, supervisors,
+                                          scratch_topology_id, scratch_assignment)
     else:
         cluster = default_schedule(list(ordered.values()), cluster)
-    return cluster, new_cache
+    return cluster, new_cache, errors
 
 
 def mk_assignment(topology, executor_to_slot, existing_assignment, supervisors, slot_resources,
@@ -267,6 +269,17 @@ def mk_assignment(topology, executor_to_slot, existing_assignment, supervisors, 
 def compute_new_assignments(topologies, existing_assignments, supervisors, heartbeat_cache,
                             executor_beats, now, conf, compat, scratch_topology_id=None,
                             master_code_dir=None):
+    """:func:`compute_new_assignments_and_errors` without the scheduling errors:
+    ``(new_assignments, new_heartbeat_cache)``."""
+    new_assignments, new_cache, _errors = compute_new_assignments_and_errors(
+        topologies, existing_assignments, supervisors, heartbeat_cache, executor_beats, now,
+        conf, compat, scratch_topology_id, master_code_dir)
+    return new_assignments, new_cache
+
+
+def compute_new_assignments_and_errors(topologies, existing_assignments, supervisors,
+                                       heartbeat_cache, executor_beats, now, conf, compat,
+                                       scratch_topology_id=None, master_code_dir=None):
     """Port of the pure part of nimbus.clj ``mk-assignments`` (1.2.4) / ``mkAssignments`` and
     ``lockingMkAssignments`` (2.8.8): scheduling.md section 4, steps 1-6.
 
@@ -289,10 +302,12 @@ def compute_new_assignments(topologies, existing_assignments, supervisors, heart
     :param scratch_topology_id: the topology being rebalanced: its assignment is ignored, so
         all its slots are free and every executor starts anew.
     :param master_code_dir: ``Assignment.master_code_dir``; default ``conf["storm.local.dir"]``.
-    :returns: ``(new_assignments, new_heartbeat_cache)``.  ``new_assignments`` is ``{storm_id:
-        Assignment}`` for every topology the scheduler placed and every topology that had an
-        assignment (an empty one when it lost all its slots); a topology that never got a slot
-        has none.  Write those for which :func:`assignment_changed` holds.
+    :returns: ``(new_assignments, new_heartbeat_cache, errors)``.  ``new_assignments`` is
+        ``{storm_id: Assignment}`` for every topology the scheduler placed and every topology
+        that had an assignment (an empty one when it lost all its slots); a topology that never
+        got a slot has none.  Write those for which :func:`assignment_changed` holds.
+        ``errors`` is ``{storm_id: SchedulingError}`` of the topologies the scheduler could not
+        place this round (only ``pynimbus.scheduler: jstorm`` reports them).
 
     Deliberate difference: an assignment whose topology is not in ``topologies`` is left
     alone (upstream fails the whole round with a NullPointerException); its slots count as
@@ -302,7 +317,7 @@ def compute_new_assignments(topologies, existing_assignments, supervisors, heart
         master_code_dir = conf.get(STORM_LOCAL_DIR)
     existing = {t: a for t, a in existing_assignments.items()
                 if t != scratch_topology_id and a is not None and t in topologies}
-    cluster, new_cache = compute_new_scheduler_assignments(
+    cluster, new_cache, errors = compute_new_scheduler_assignments(
         topologies, existing, supervisors, heartbeat_cache, executor_beats, now, conf, compat,
         scratch_topology_id, existing_assignments.get(scratch_topology_id))
     scheduled = cluster.get_assignments()
@@ -314,4 +329,4 @@ def compute_new_assignments(topologies, existing_assignments, supervisors, heart
             topologies[topology_id], scheduled.get(topology_id) or {},
             existing.get(topology_id), supervisors, cluster.get_slot_resources(topology_id),
             now, master_code_dir, compat)
-    return new_assignments, new_cache
+    return new_assignments, new_cache, errors

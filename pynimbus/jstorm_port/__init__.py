@@ -33,6 +33,10 @@ Deliberate differences:
   read the last assignment of a topology of that name for ``use.old.assignment``), a rebalance
   is never a "reassign" (Storm's rebalance has no such option), and a topology without a
   ``__topology_master`` executor is not given a worker for one;
+- a placement naming a supervisor that is not registered (a user-defined worker's ``nodeId``)
+  is refused with the message JStorm only logs (``Node ... doesn't in the supervisor list``);
+  JStorm writes that assignment anyway.  Under ``pynimbus.scheduler: jstorm`` a refused
+  topology's message is filed among its errors (getTopologyInfo) and logged, once per change;
 - where JStorm's code ends in a Java runtime exception (a null unboxed, an empty iterator, a
   division by zero), the port raises :class:`.java_collections.JavaRuntimeError` naming it.
 """

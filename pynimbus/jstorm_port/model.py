@@ -22,7 +22,11 @@ ACKER_COMPONENT_ID = "__acker"
 
 class FailedAssignTopologyException(Exception):
     """JStorm's ``FailedAssignTopologyException``: the topology cannot be placed; ``str()`` is
-    JStorm's message."""
+    JStorm's message, ``component_id`` the component it names (None when it names none)."""
+
+    def __init__(self, message, component_id=None):
+        Exception.__init__(self, message)
+        self.component_id = component_id
 
 
 def java_equals_ignore_case(a, b):

@@ -21,11 +21,14 @@ at a time (the one being rebalanced first): :func:`topology_assign_context` buil
   holds and no dead executor occupies (as ``getFreeSlots`` sees them).
 
 A topology JStorm cannot place keeps its slots (none for a new one) and its error is returned
-with JStorm's message.
+with JStorm's message (:class:`SchedulingError`).  Deliberate difference: a placement naming a
+supervisor that is not registered (a ``use.userdefine.assignment`` entry's ``nodeId``) is such
+an error, with the message JStorm logs for it; JStorm writes the assignment anyway, with a
+worker no supervisor runs.
 """
 
+import collections
 import json
-import logging
 
 from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
 
@@ -38,7 +41,37 @@ from .model import (ACKER_COMPONENT_ID, ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW,
                     TopologyAssignContext)
 from .topology_scheduler import assign_tasks
 
-log = logging.getLogger(__name__)
+SchedulingError = collections.namedtuple("SchedulingError", "message component_id")
+SchedulingError.__doc__ = """Why JStorm could not place a topology: JStorm's message and the
+component the error is filed under (:func:`error_component_id`)."""
+
+# where an error that names no component is filed, in order of preference: components every
+# topology of that kind has, so getTopologyInfo lists it
+_ERROR_COMPONENT_IDS = (TOPOLOGY_MASTER_COMPONENT_ID, ACKER_COMPONENT_ID)
+
+
+def error_component_id(named_component_id, topology):
+    """The component a scheduling error is filed under: the one JStorm's message names, else
+    the topology master, else the acker, else the topology's first component (by id)."""
+    components = set(topology.executor_to_component.values())
+    if named_component_id in components:
+        return named_component_id
+    for component_id in _ERROR_COMPONENT_IDS:
+        if component_id in components:
+            return component_id
+    return min(components) if components else ACKER_COMPONENT_ID
+
+
+def check_supervisors_exist(workers, cluster):
+    """JStorm's ``getTopologyNodeHost`` check: every worker is on a registered supervisor.
+
+    :raises FailedAssignTopologyException: naming the first (by id) that is not, in JStorm's
+        words.
+    """
+    missing = sorted(set(w.node_id for w in workers) - set(cluster.supervisors), key=str)
+    if missing:
+        raise FailedAssignTopologyException(
+            "Node %s doesn't in the supervisor list" % missing[0])
 
 def raw_topology_of(storm_topology):
     """The raw topology as the port reads it (spouts; bolts with the components they read from;
@@ -182,8 +215,8 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
     :param existing: ``{storm_id: Assignment}`` stored, the rebalanced topology's left out.
     :param supervisors: ``{supervisor_id: SupervisorInfo}`` (Thrift) of the alive supervisors.
     :param scratch_assignment: the stored Assignment of ``scratch_topology_id``.
-    :returns: ``(cluster, errors)``: the new cluster and ``{storm_id: message}`` of the
-        topologies JStorm could not place (they keep what they had).
+    :returns: ``(cluster, errors)``: the new cluster and ``{storm_id: SchedulingError}`` of
+        the topologies JStorm could not place (they keep what they had).
     """
     cluster = cluster.copy()
     errors = {}
@@ -197,17 +230,17 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
         jstorm_cluster = None
         try:
             workers = assign_tasks(context)
+            check_supervisors_exist(workers, cluster)
             _apply(cluster.copy(), topology, workers)  # a slot clash raises before any change
         except FailedAssignTopologyException as e:
-            errors[topology.topology_id] = str(e)
+            errors[topology.topology_id] = SchedulingError(
+                str(e), error_component_id(e.component_id, topology))
         except (JavaRuntimeError, RuntimeError) as e:
-            errors[topology.topology_id] = "JStorm's scheduler failed: %s" % e
+            errors[topology.topology_id] = SchedulingError(
+                "JStorm's scheduler failed: %s" % e, error_component_id(None, topology))
         else:
             _apply(cluster, topology, workers)
             if context.assign_type != ASSIGN_TYPE_REBALANCE:
                 jstorm_cluster = context.cluster
-            continue
-        log.warning("Failed to assign topology %s: %s", topology.topology_id,
-                    errors[topology.topology_id])
     return cluster, errors
 

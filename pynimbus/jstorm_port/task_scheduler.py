@@ -286,5 +286,5 @@ class TaskScheduler(object):
         if not workers:
             raise FailedAssignTopologyException(
                 "there's no enough supervisor for making component: " + name
-                + " 's tasks on different node")
+                + " 's tasks on different node", component_id=name)
         return workers
