@@ -170,6 +170,14 @@ class Backend(abc.ABC):
         connection never calls it.
         """
 
+    def open_tree_watch(self, mirror, subtrees):
+        """A :class:`~.tree_watch.TreeWatch` (not started) keeping the read cache ``mirror``
+        current for ``subtrees`` from this session's store.
+
+        :raises NotImplementedError: for a backend that cannot notice changes.
+        """
+        raise NotImplementedError("%s cannot keep a read cache" % type(self).__name__)
+
     def mkdirs(self, path, data=DIRECTORY_DATA):
         """Port of zookeeper.clj ``mkdirs``: create ``path`` and missing parents holding ``data``.
 

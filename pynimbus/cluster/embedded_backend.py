@@ -125,6 +125,17 @@ class EmbeddedBackend(Backend):
         return "EmbeddedBackend(%r, root=%r, session=%s)" % (self.directory, self.root,
                                                             self.session_id)
 
+    def open_tree_watch(self, mirror, subtrees):
+        """An :class:`~.embedded_tree_watch.EmbeddedTreeWatch` keeping ``mirror`` current."""
+        from .embedded_tree_watch import EmbeddedTreeWatch
+        return EmbeddedTreeWatch(self, mirror, subtrees)
+
+    def purge_dead_sessions(self):
+        """Purge the ephemeral nodes of sessions whose process died, as every operation does
+        first (the read cache calls it while nothing else touches the store)."""
+        with self._read():
+            pass
+
     # Sessions
 
     def _session_lock_path(self, session_id):

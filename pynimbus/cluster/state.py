@@ -8,7 +8,8 @@ Values are the Thrift structs Storm stores, never cluster.clj's Clojure records:
 
 Deliberate differences, each noted on its method:
 
-* no watch callbacks (Storm's ``callback`` arguments); readers poll;
+* no watch callbacks (Storm's ``callback`` arguments); readers poll, or, in Nimbus, read the
+  watch-maintained mirror of :meth:`StormClusterState.start_read_cache`;
 * no ZooKeeper ACLs (Storm's default without ZooKeeper authentication);
 * names are checked before anything is written (:mod:`~pynimbus.cluster.paths`), so a bad
   topology id, key or supervisor id raises ``ValueError`` and changes nothing;
@@ -29,6 +30,7 @@ from pynimbus.generated.storm import ttypes
 
 from . import paths
 from .backend import ClusterStateError, NoNodeError, NodeExistsError
+from .read_cache import CACHED_SUBTREES, TreeMirror, cached_subtree
 from .serialization import (decode_int32, decode_int64, encode_int32, encode_int64,
                             maybe_deserialize, serialize)
 
@@ -175,11 +177,33 @@ class StormClusterState:
         self._nimbus_hosts = {}
         self._nimbus_hosts_lock = threading.Lock()
         self._listening = False
+        self._cache = None
+        self._cache_watch = None
         for subtree in paths.STARTUP_SUBTREES:
             backend.mkdirs(subtree)
 
+    def start_read_cache(self, timeout):
+        """Serve the reads of ``CACHED_SUBTREES`` from a mirror the store's watches keep
+        current (:mod:`.read_cache`), waiting up to ``timeout`` s for its first full read.
+
+        From then on those reads cost no store round trip; this object's own writes wait until
+        the mirror has read them back.  Returns whether the mirror is synchronised (if not,
+        reads fail with ConnectionLostError until it is).
+        """
+        mirror = TreeMirror()
+        watch = self.backend.open_tree_watch(mirror, CACHED_SUBTREES)
+        self._cache, self._cache_watch = mirror, watch
+        return watch.start(timeout)
+
+    @property
+    def read_cache(self):
+        """The mirror serving the reads (a :class:`~.read_cache.TreeMirror`), or None."""
+        return self._cache
+
     def close(self):
         """Port of ``disconnect``: close the backend, which ends its ephemeral nodes."""
+        if self._cache_watch is not None:
+            self._cache_watch.close()
         self.backend.close()
 
     disconnect = close
@@ -192,12 +216,20 @@ class StormClusterState:
 
     # Helpers
 
+    def _cached(self, path):
+        return self._cache is not None and cached_subtree(path) is not None
+
     def _get(self, path, cls):
+        if self._cached(path):
+            return self._cache.value(path, cls)
         return maybe_deserialize(self.backend.get(path), cls)
 
     def _get_many(self, ids, path_of, cls):
         """``{id: struct}`` of the ids whose node exists, read in one batch."""
         ids = list(ids)
+        if self._cache is not None and ids and self._cached(path_of(ids[0])):
+            found = ((node_id, self._cache.value(path_of(node_id), cls)) for node_id in ids)
+            return {node_id: value for node_id, value in found if value is not None}
         values = self.backend.get_many([path_of(i) for i in ids])
         found = {}
         for node_id, data in zip(ids, values):
@@ -207,6 +239,11 @@ class StormClusterState:
         return found
 
     def _children(self, path):
+        if self._cached(path):
+            return self._cache.children(path)
+        return self._stored_children(path)
+
+    def _stored_children(self, path):
         try:
             return self.backend.get_children(path)
         except NoNodeError:
@@ -218,6 +255,14 @@ class StormClusterState:
             self.backend.delete(path)
         except ClusterStateError as e:
             log.warning("Could not teardown %s for %s: %s", what, storm_id, e)
+        self._written(path)
+
+    def _written(self, *written):
+        """The write barrier: the read cache has read ``written`` back when this returns."""
+        if self._cache_watch is not None:
+            cached = [p for p in written if cached_subtree(p) is not None]
+            if cached:
+                self._cache_watch.refresh(cached)
 
     # Assignments
 
@@ -255,6 +300,7 @@ class StormClusterState:
         path = paths.assignment_path(storm_id)
         data = serialize(assignment)
         self.backend.set_data(path, data)
+        self._written(path)
 
     def remove_storm(self, storm_id):
         """Port of ``remove-storm!``: delete assignment, credentials, configs and StormBase."""
@@ -263,6 +309,7 @@ class StormClusterState:
                   paths.storm_path(storm_id)]
         for path in doomed:
             self.backend.delete(path)
+        self._written(*doomed)
 
     # Storm bases
 
@@ -287,6 +334,7 @@ class StormClusterState:
         path = paths.storm_path(storm_id)
         data = serialize(thriftify_storm_base(storm_base))
         self.backend.set_data(path, data)
+        self._written(path)
 
     def update_storm(self, storm_id, new_elems):
         """Port of ``update-storm!``: read the StormBase, merge ``new_elems``, write it back.
@@ -298,16 +346,19 @@ class StormClusterState:
         :raises ValueError: for a bad id or a key that is not a StormBase field.
         """
         path = paths.storm_path(storm_id)
-        base = self.storm_base(storm_id)
+        # read from the store, not the mirror: Storm's read-modify-write reads ZooKeeper
+        base = maybe_deserialize(self.backend.get(path), ttypes.StormBase)
         if base is None:
             raise NoNodeError("topology %s has no StormBase to update" % storm_id)
         merged = merge_storm_base(base, new_elems)
         self.backend.set_data(path, serialize(merged))
+        self._written(path)
         return merged
 
     def remove_storm_base(self, storm_id):
         """Port of ``remove-storm-base!``: delete the topology's StormBase."""
         self.backend.delete(paths.storm_path(storm_id))
+        self._written(paths.storm_path(storm_id))
 
     # Supervisors
 
@@ -327,6 +378,7 @@ class StormClusterState:
         """Port of ``supervisor-heartbeat!``: write the ``SupervisorInfo`` as an ephemeral node."""
         path = paths.supervisor_path(supervisor_id)
         self.backend.set_ephemeral_node(path, serialize(info))
+        self._written(path)
 
     # Worker heartbeats
 
@@ -366,17 +418,21 @@ class StormClusterState:
         if not info.executor_stats:
             return False
         self.backend.set_data(path, serialize(info))
+        self._written(path)
         return True
 
     def remove_worker_heartbeat(self, storm_id, node, port):
         """Port of ``remove-worker-heartbeat!``."""
-        self.backend.delete(paths.workerbeat_path(storm_id, node, port))
+        path = paths.workerbeat_path(storm_id, node, port)
+        self.backend.delete(path)
+        self._written(path)
 
     def setup_heartbeats(self, storm_id):
         """Port of ``setup-heartbeats!``: create ``/workerbeats/<storm-id>``."""
         root = paths.workerbeat_storm_root(storm_id)
         self.backend.mkdirs(paths.WORKERBEATS_SUBTREE)
         self.backend.mkdirs(root)
+        self._written(root)
 
     def teardown_heartbeats(self, storm_id):
         """Port of ``teardown-heartbeats!``: delete the topology's heartbeats (failures logged)."""
@@ -393,6 +449,7 @@ class StormClusterState:
         root = paths.error_storm_root(storm_id)
         self.backend.mkdirs(paths.ERRORS_SUBTREE)
         self.backend.mkdirs(root)
+        self._written(root)
 
     def report_error(self, storm_id, component_id, node, port, error):
         """Port of ``report-error``: add an ``e<seq>`` node, set ``-last-error``, keep 10 newest.
@@ -405,12 +462,14 @@ class StormClusterState:
                                 error_time_secs=int(self._clock()), host=node, port=port)
         data = serialize(info)
         self.backend.mkdirs(path)
-        self.backend.create(path + "/" + paths.ERROR_NODE_PREFIX, data, sequential=True)
+        created = self.backend.create(path + "/" + paths.ERROR_NODE_PREFIX, data,
+                                      sequential=True)
         self.backend.set_data(last_error_path, data)
-        children = sorted(filter(paths.is_error_node, self._children(path)),
+        children = sorted(filter(paths.is_error_node, self._stored_children(path)),
                           key=_error_sequence, reverse=True)
         for child in children[ERRORS_KEPT:]:
             self.backend.delete(paths.join_path(path, child))
+        self._written(paths.error_storm_root(storm_id), path, created, last_error_path)
 
     def errors(self, storm_id, component_id):
         """Port of ``errors``: the component's kept ``ErrorInfo``s, newest first."""

@@ -158,6 +158,16 @@ class ZooKeeperBackend(Backend):
         self._listeners.append(listener)
 
     @property
+    def kazoo_client(self):
+        """The kazoo client of this session (for the read cache's watches)."""
+        return self._client
+
+    def open_tree_watch(self, mirror, subtrees):
+        """A :class:`~.zk_tree_watch.ZooKeeperTreeWatch` keeping ``mirror`` current."""
+        from .zk_tree_watch import ZooKeeperTreeWatch
+        return ZooKeeperTreeWatch(self, mirror, subtrees)
+
+    @property
     def connected(self):
         """Whether the session is connected right now (no I/O)."""
         return not self._closed and self._client.connected

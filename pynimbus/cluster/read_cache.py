@@ -1,0 +1,150 @@
+# -*- test-case-name: tests.test_read_cache -*-
+"""Nimbus's read cache: an in-memory mirror of the subtrees its queries read.
+
+Issue 11: ``getClusterInfo``, the UI page calls and the monitor read ``/storms``,
+``/assignments``, ``/supervisors``, ``/workerbeats`` and ``/errors`` many times a call; on a
+large cluster those reads cost more than the rest of the call.  The mirror holds those subtrees
+as the store does (path to bytes, and each node's children), and decodes a node's value at most
+once per change of its bytes.
+
+This module is pure: it never reads the store.  The watch plumbing (:mod:`.tree_watch`) feeds it
+what it reads after each ZooKeeper watch event (or the embedded store's change notice) through
+:meth:`TreeMirror.apply` and :meth:`TreeMirror.replace_tree`, and marks it unavailable while
+the store cannot be reached, so that a query fails saying so instead of answering from a mirror
+that may be out of date.  Entries are removed with their nodes: memory follows the cluster's
+size.
+"""
+
+import threading
+
+from . import paths
+from .backend import ConnectionLostError
+from .serialization import deserialize
+
+# The subtrees the mirror holds, with the depth of their deepest nodes below the subtree root:
+# /errors/<id>/<component>/e<seq> is three levels down.
+CACHED_SUBTREES = {
+    paths.STORMS_SUBTREE: 1,
+    paths.ASSIGNMENTS_SUBTREE: 1,
+    paths.SUPERVISORS_SUBTREE: 1,
+    paths.WORKERBEATS_SUBTREE: 2,
+    paths.ERRORS_SUBTREE: 3,
+}
+
+
+def cached_subtree(path):
+    """The cached subtree root holding ``path`` (the root itself included), or None."""
+    end = path.find("/", 1)
+    root = path if end < 0 else path[:end]
+    return root if root in CACHED_SUBTREES else None
+
+
+def depth_below(root, path):
+    """How many levels ``path`` is below ``root`` (0 for the root itself)."""
+    return 0 if path == root else path.count("/") - root.count("/")
+
+
+class TreeMirror:
+    """Path to bytes and path to child names for the cached subtrees, with decoded values.
+
+    Thread-safe: the watch plumbing writes from its thread while queries read from theirs.
+    The values handed out are shared between callers: they must not be mutated.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._data = {}
+        self._children = {}
+        self._decoded = {}
+        self._unavailable = "the read cache has not synchronised with the store yet"
+
+    # -- written by the watch plumbing -------------------------------------------------
+
+    def replace_tree(self, root, nodes):
+        """Replace everything under ``root`` (itself included) with ``nodes``: path to bytes of
+        every node of the subtree as just read."""
+        with self._lock:
+            for path in [p for p in self._data if p == root or p.startswith(root + "/")]:
+                self._forget(path)
+            for path in sorted(nodes, key=len):
+                self._put(path, nodes[path])
+
+    def apply(self, upserts=(), deletes=()):
+        """Apply what was read: ``deletes`` (paths gone, with their subtrees), then
+        ``upserts`` (path to bytes; a new node joins its parent's children)."""
+        with self._lock:
+            for path in deletes:
+                self._delete_subtree(path)
+            for path in sorted(upserts, key=len):
+                self._put(path, upserts[path])
+
+    def set_unavailable(self, reason):
+        """From now on reads raise :class:`ConnectionLostError` with ``reason`` (None: serve)."""
+        self._unavailable = reason
+
+    def _put(self, path, data):
+        old = self._data.get(path)
+        if old is None or old != data:  # same bytes again keep their decoded value
+            self._decoded.pop(path, None)
+            self._data[path] = data
+        self._children.setdefault(path, set())
+        parent = paths.parent_path(path)
+        if parent in self._children or cached_subtree(parent):
+            self._children.setdefault(parent, set()).add(path.rsplit("/", 1)[1])
+
+    def _forget(self, path):
+        self._data.pop(path, None)
+        self._children.pop(path, None)
+        self._decoded.pop(path, None)
+
+    def _delete_subtree(self, path):
+        doomed = [path]
+        while doomed:
+            current = doomed.pop()
+            doomed.extend(current + "/" + c for c in self._children.get(current, ()))
+            self._forget(current)
+        siblings = self._children.get(paths.parent_path(path))
+        if siblings is not None:
+            siblings.discard(path.rsplit("/", 1)[1])
+
+    def known_children(self, path):
+        """The child names of ``path`` as mirrored, available or not (for the plumbing)."""
+        with self._lock:
+            return set(self._children.get(path, ()))
+
+    # -- read by StormClusterState -----------------------------------------------------
+
+    def _check_available(self):
+        reason = self._unavailable
+        if reason is not None:
+            raise ConnectionLostError(reason)
+
+    def children(self, path):
+        """The child names of ``path``, sorted as the embedded store lists them ([] when it
+        does not exist)."""
+        self._check_available()
+        with self._lock:
+            return sorted(self._children.get(path, ()))
+
+    def data(self, path):
+        """The bytes of ``path``, or None."""
+        self._check_available()
+        return self._data.get(path)
+
+    def value(self, path, cls):
+        """The node's bytes decoded as Thrift ``cls`` (decoded once per change), or None."""
+        self._check_available()
+        data = self._data.get(path)
+        if data is None:
+            return None
+        found = self._decoded.get(path)
+        if found is not None and found[0] is data:
+            return found[1]
+        value = deserialize(data, cls)
+        with self._lock:
+            if self._data.get(path) is data:
+                self._decoded[path] = (data, value)
+        return value
+
+    def __len__(self):
+        return len(self._data)

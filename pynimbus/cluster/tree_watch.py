@@ -1,0 +1,162 @@
+# -*- test-case-name: tests.test_read_cache -*-
+"""The thread that keeps a :class:`~.read_cache.TreeMirror` current: the shared loop.
+
+One thread per mirror does every store read for it, so the mirror has one writer and the
+reads follow the order in which the store reported changes.  It works in batches: what piled
+up while it read last time is read in one pipelined round.  A backend subclass says how it
+learns of changes (ZooKeeper watches in :mod:`.zk_tree_watch`, a change counter polled in
+:mod:`.embedded_tree_watch`) and how it reads the subtrees again after losing track (first
+start, a lost or suspended ZooKeeper session, an error).
+
+:meth:`TreeWatch.refresh` is the write barrier: a writer in this process names the paths it
+wrote and waits until the mirror has read them back, so that the next query sees its own
+write (as a read from the store right after the write would).
+"""
+
+import logging
+import threading
+
+from .backend import ClusterStateError
+
+log = logging.getLogger(__name__)
+
+# Kinds of pending work.
+DATA = "data"          # read the node's data again
+CHILDREN = "children"  # list the node's children again (new ones are read, gone ones dropped)
+DELETED = "deleted"    # the node is gone, with its subtree
+REFRESH = "refresh"    # a write barrier: list the parent, read the node
+
+# How long a loop waiting to resynchronise sleeps between two looks at the connection.
+RESYNC_RETRY_SECS = 1.0
+
+
+class TreeWatch:
+    """The mirror's reader thread; see the module docstring.
+
+    :param mirror: the :class:`~.read_cache.TreeMirror` to keep current.
+    :param subtrees: subtree root to the depth of its deepest nodes (``CACHED_SUBTREES``).
+    """
+
+    idle_secs = None  # how often :meth:`_idle` runs when nothing happens (None: never)
+
+    def __init__(self, mirror, subtrees, name="read-cache"):
+        self.mirror = mirror
+        self.subtrees = dict(subtrees)
+        self._cond = threading.Condition()
+        self._pending = []
+        self._waiters = []
+        self._needs_resync = True
+        self._closed = False
+        self._synced = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name=name)
+
+    def start(self, timeout):
+        """Start the thread and wait up to ``timeout`` s for the first full read.
+
+        :returns: whether the mirror is synchronised (else it stays unavailable until it is).
+        """
+        self._thread.start()
+        return self._synced.wait(timeout)
+
+    def close(self):
+        """Stop the thread (waits for the read under way)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(30)
+
+    def refresh(self, paths, timeout=30.0):
+        """Write barrier: read ``paths`` (and their parents' children) again, and wait.
+
+        Returns at once while the mirror is unavailable: the next resynchronisation reads
+        everything anyway.
+        """
+        if not self._synced.is_set() or self._closed:
+            return
+        done = threading.Event()
+        with self._cond:
+            self._pending.extend((REFRESH, path) for path in paths)
+            self._waiters.append(done)
+            self._cond.notify_all()
+        if not done.wait(timeout):
+            log.warning("the read cache did not read back %s within %.0f s", paths, timeout)
+
+    def _enqueue(self, kind, path):
+        with self._cond:
+            self._pending.append((kind, path))
+            self._cond.notify_all()
+
+    def _request_resync(self, reason):
+        """Lose trust in the mirror: it serves nothing until read again in full."""
+        with self._cond:
+            self._needs_resync = True
+            self.mirror.set_unavailable(reason)
+            self._cond.notify_all()
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def _next_work(self):
+        """Wait for work; return ``(resync, batch, waiters)``, or None when closed."""
+        with self._cond:
+            while True:
+                if self._closed:
+                    return None
+                if self._needs_resync and self._can_read():
+                    self._needs_resync = False
+                    batch, self._pending = self._pending, []
+                    waiters, self._waiters = self._waiters, []
+                    return True, batch, waiters
+                if self._pending and not self._needs_resync:
+                    batch, self._pending = self._pending, []
+                    waiters, self._waiters = self._waiters, []
+                    return False, batch, waiters
+                wait = RESYNC_RETRY_SECS if self._needs_resync else self.idle_secs
+                if not self._cond.wait(wait) and not self._needs_resync and not self._pending:
+                    return False, [], []  # idle timeout
+
+    def _run(self):
+        while True:
+            work = self._next_work()
+            if work is None:
+                return
+            resync, batch, waiters = work
+            try:
+                if resync:
+                    self._resync()
+                    with self._cond:
+                        if not self._needs_resync:
+                            self.mirror.set_unavailable(None)
+                    self._synced.set()
+                elif batch:
+                    self._process(batch)
+                else:
+                    self._idle()
+            except ClusterStateError as e:
+                self._request_resync(self._unreachable_reason(e))
+            except Exception:  # never let the thread die: read everything again
+                log.exception("the read cache failed to apply a change; reading all again")
+                self._request_resync("the read cache is being read again after an error")
+            finally:
+                for done in waiters:
+                    done.set()
+
+    # -- what a backend provides -------------------------------------------------------
+
+    def _can_read(self):
+        """Whether the store can be read now."""
+        return True
+
+    def _unreachable_reason(self, error):
+        return "the cluster state cannot be read: %s" % error
+
+    def _resync(self):
+        """Read every cached subtree in full into the mirror (``replace_tree``)."""
+        raise NotImplementedError
+
+    def _process(self, batch):
+        """Read what ``batch`` (``(kind, path)`` pairs) says changed into the mirror."""
+        raise NotImplementedError
+
+    def _idle(self):
+        """Run every ``idle_secs`` when nothing else happened."""

@@ -1,0 +1,140 @@
+# -*- test-case-name: tests.test_read_cache -*-
+"""ZooKeeper watches feeding the read cache (kazoo's watch API, without its recipes).
+
+Every mirrored node is read with a data watch, and every node above the subtree's deepest
+level is listed with a child watch, as ``ChildrenWatch``/``DataWatch`` would, but one
+callback serves them all and only queues ``(kind, path)``: the :class:`TreeWatch` thread then
+reads what piled up in one pipelined round, which re-arms the watches.  A read always returns
+the node as it is now, so whatever order events and replies come in, the mirror ends as the
+store is.
+
+A watch is one-shot and lives with the session and connection: after any disconnection or a
+session loss, every subtree is read again in full (with new watches) before the mirror serves
+again; meanwhile queries fail at once naming ZooKeeper, as the backend's own calls do.
+"""
+
+from kazoo import exceptions as kz
+from kazoo.protocol.states import EventType
+
+from .backend import ConnectionLostError
+from .read_cache import depth_below
+from .tree_watch import CHILDREN, DATA, DELETED, REFRESH, TreeWatch
+
+_CONNECTION_ERRORS = (kz.ConnectionLoss, kz.ConnectionClosedError, kz.SessionExpiredError,
+                      kz.OperationTimeoutError)
+
+
+class ZooKeeperTreeWatch(TreeWatch):
+    """Keeps ``mirror`` current from the session of ``backend`` (a ZooKeeperBackend)."""
+
+    def __init__(self, backend, mirror, subtrees):
+        super().__init__(mirror, subtrees, name="read-cache-zookeeper")
+        self._backend = backend
+        self._client = backend.kazoo_client
+        backend.add_connection_listener(self._on_connection_state)
+
+    def _on_connection_state(self, _state):
+        # Listener threads may run out of order: any change means "read everything again",
+        # and the loop waits until the client is connected to do it.
+        self._request_resync("ZooKeeper at %s is unreachable (reconnecting); cannot read "
+                             "the cluster state" % self._backend.hosts)
+
+    def _on_event(self, event):
+        # kazoo's callback thread: queue, never read here.
+        if event.type == EventType.NONE or event.path is None:
+            return
+        if event.type == EventType.DELETED:
+            self._enqueue(DELETED, event.path)
+        elif event.type == EventType.CHILD:
+            self._enqueue(CHILDREN, event.path)
+        else:
+            self._enqueue(DATA, event.path)
+
+    def _can_read(self):
+        return self._backend.connected
+
+    def _unreachable_reason(self, error):
+        return ("ZooKeeper at %s is unreachable (reconnecting); cannot read the cluster "
+                "state: %s" % (self._backend.hosts, error))
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def _max_depth(self, path):
+        for root, depth in self.subtrees.items():
+            if path == root or path.startswith(root + "/"):
+                return root, depth
+        return None, None
+
+    def _pipelined(self, requests):
+        """Send every request, then collect ``{path: result or None (no node)}``."""
+        sent = [(path, send(path, watch=self._on_event)) for path, send in requests]
+        found = {}
+        for path, pending in sent:
+            try:
+                found[path] = pending.get()
+            except kz.NoNodeError:
+                found[path] = None
+            except _CONNECTION_ERRORS as e:
+                raise ConnectionLostError("ZooKeeper did not answer for %s: %s" % (path, e))
+        return found
+
+    def _load(self, paths):
+        """Read ``paths`` and, level by level, everything below them down to their subtree's
+        depth; returns ``(upserts, gone)``."""
+        upserts, gone = {}, set()
+        level = list(paths)
+        while level:
+            requests = [(p, self._client.get_async) for p in level]
+            listable = [p for p in level if self._has_cached_children(p)]
+            data = self._pipelined(requests)
+            children = self._pipelined([(p, self._client.get_children_async)
+                                        for p in listable])
+            level = []
+            for path, found in data.items():
+                if found is None:
+                    gone.add(path)
+                else:
+                    upserts[path] = found[0] or b""
+            for path, names in children.items():
+                if names is not None and path in upserts:
+                    level.extend(path + "/" + name for name in names)
+        return upserts, gone
+
+    def _has_cached_children(self, path):
+        root, depth = self._max_depth(path)
+        return root is not None and depth_below(root, path) < depth
+
+    def _resync(self):
+        for root in self.subtrees:
+            upserts, _gone = self._load([root])
+            self.mirror.replace_tree(root, upserts)
+
+    def _process(self, batch):
+        deletes = {path for kind, path in batch if kind == DELETED}
+        relist = {path for kind, path in batch if kind == CHILDREN}
+        reread = {path for kind, path in batch if kind == DATA}
+        for kind, path in batch:
+            if kind == REFRESH:
+                reread.add(path)
+                parent = path.rsplit("/", 1)[0]
+                if self._max_depth(parent)[0] is not None:
+                    relist.add(parent)
+        self.mirror.apply(deletes=deletes)
+        listed = self._pipelined([(p, self._client.get_children_async) for p in relist])
+        new_nodes, gone = [], set()
+        for path, names in listed.items():
+            if names is None:
+                gone.add(path)
+                continue
+            known = self.mirror.known_children(path)
+            new_nodes.extend(path + "/" + n for n in set(names) - known)
+            gone.update(path + "/" + n for n in known - set(names))
+        upserts, vanished = self._load(new_nodes)
+        data = self._pipelined([(p, self._client.get_async) for p in reread - set(new_nodes)
+                                if p not in gone])
+        for path, found in data.items():
+            if found is None:
+                vanished.add(path)
+            else:
+                upserts[path] = found[0] or b""
+        self.mirror.apply(upserts=upserts, deletes=gone | vanished)

@@ -1,0 +1,214 @@
+"""Nimbus's read cache (issue 11): a mirror of the queried subtrees kept current by watches.
+
+Each test runs on the embedded store and on a real ZooKeeper (``cluster_conf``).  The cached
+reads must equal the store's, see what other sessions and other processes write, drop nodes
+that go away, and be right again after a ZooKeeper outage and after a session expiry.
+"""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pynimbus.cluster import StormClusterState
+from pynimbus.cluster.backend import ConnectionLostError
+from pynimbus.cluster.read_cache import TreeMirror
+from pynimbus.generated.storm import ttypes
+
+SYNC_SECS = 15
+
+
+def storm_base(name, status=ttypes.TopologyStatus.ACTIVE):
+    return ttypes.StormBase(name=name, status=status, num_workers=1, launch_time_secs=100,
+                            owner="alice", component_executors={"spout": 1})
+
+
+def assignment(node="sup-1", port=6700):
+    return ttypes.Assignment(
+        master_code_dir="/tmp/code", node_host={node: "host-1"},
+        executor_node_port={(1, 1): ttypes.NodeInfo(node=node, port={port})},
+        executor_start_time_secs={(1, 1): 100})
+
+
+def supervisor_info(host):
+    return ttypes.SupervisorInfo(time_secs=100, hostname=host, used_ports=[], meta=[6700],
+                                 uptime_secs=5)
+
+
+def worker_beat(storm_id, time_secs=100):
+    return ttypes.ClusterWorkerHeartbeat(
+        storm_id=storm_id, time_secs=time_secs, uptime_secs=3,
+        executor_stats={ttypes.ExecutorInfo(1, 1): ttypes.ExecutorStats(
+            emitted={}, transferred={}, specific=ttypes.ExecutorSpecificStats(
+                spout=ttypes.SpoutStats(acked={}, failed={}, complete_ms_avg={})),
+            rate=0.0)})
+
+
+def reads(state, storm_id="t-1-100", component="spout"):
+    """Everything the queries, pages and monitor read, as comparable values."""
+    return {
+        "active_storms": sorted(state.active_storms()),
+        "storm_bases": state.storm_bases(state.active_storms()),
+        "assignments": sorted(state.assignments()),
+        "assignment_infos": state.assignment_infos(state.assignments()),
+        "supervisors": sorted(state.supervisors()),
+        "supervisor_infos": state.supervisor_infos(state.supervisors()),
+        "heartbeat_storms": sorted(state.heartbeat_storms()),
+        "beat": state.get_worker_heartbeat(storm_id, "sup-1", 6700),
+        "executor_beats": state.executor_beats(
+            storm_id, assignment().executor_node_port),
+        "error_topologies": sorted(state.error_topologies()),
+        # ZooKeeper lists children in no fixed order: errors of one second tie
+        "errors": sorted((e.error_time_secs, e.error) for e in state.errors(storm_id, component)),
+        "last_error": state.last_error(storm_id, component),
+    }
+
+
+@pytest.fixture
+def cached_state(open_backend):
+    state = StormClusterState(open_backend())
+    assert state.start_read_cache(SYNC_SECS)
+    yield state
+    state.close()
+
+
+def write_a_cluster(state, storm_id="t-1-100"):
+    state.activate_storm(storm_id, storm_base("t"))
+    state.set_assignment(storm_id, assignment())
+    state.supervisor_heartbeat("sup-1", supervisor_info("host-1"))
+    state.setup_heartbeats(storm_id)
+    state.worker_heartbeat(storm_id, "sup-1", 6700, worker_beat(storm_id))
+    state.setup_errors(storm_id)
+    for n in range(12):
+        state.report_error(storm_id, "spout", "host-1", 6700, "failure %d" % n)
+
+
+def test_cached_reads_equal_the_stores_right_after_own_writes(cached_state, open_backend):
+    """Every read through the cache equals the same read from the store, at once after this
+    state's own writes (the write barrier), including error pruning and removals."""
+    plain = StormClusterState(open_backend())
+    write_a_cluster(cached_state)
+    assert reads(cached_state) == reads(plain)
+    assert len(reads(cached_state)["errors"]) == 10
+    cached_state.update_storm("t-1-100", {"status": ttypes.TopologyStatus.INACTIVE})
+    assert cached_state.storm_base("t-1-100").status == ttypes.TopologyStatus.INACTIVE
+    cached_state.remove_storm("t-1-100")
+    cached_state.teardown_heartbeats("t-1-100")
+    cached_state.teardown_topology_errors("t-1-100")
+    assert reads(cached_state) == reads(plain)
+    assert reads(cached_state)["active_storms"] == []
+
+
+def test_another_sessions_writes_appear_and_removals_vanish(cached_state, open_backend,
+                                                            wait_until):
+    """A supervisor, a topology and a heartbeat written by another session show up in the
+    next reads; their deletion (and the end of the writer's session) removes them, so the
+    mirror holds only what the store holds."""
+    other = StormClusterState(open_backend())
+    write_a_cluster(other)
+    plain = StormClusterState(open_backend())
+    wait_until(lambda: reads(cached_state) == reads(plain), SYNC_SECS,
+               "the other session's writes in the cache")
+    other.worker_heartbeat("t-1-100", "sup-1", 6700, worker_beat("t-1-100", time_secs=200))
+    wait_until(lambda: cached_state.get_worker_heartbeat("t-1-100", "sup-1", 6700).time_secs
+               == 200, SYNC_SECS, "the new heartbeat")
+    other.remove_storm("t-1-100")
+    other.teardown_heartbeats("t-1-100")
+    other.teardown_topology_errors("t-1-100")
+    other.close()  # its ephemeral supervisor node goes with the session
+    wait_until(lambda: reads(cached_state) == reads(plain), SYNC_SECS, "the removals")
+    assert cached_state.supervisors() == [] and cached_state.active_storms() == []
+    # only the empty subtree roots are left
+    assert len(cached_state.read_cache) == 5
+
+
+WRITER = textwrap.dedent("""
+    import sys, json
+    from pynimbus.cluster import make_cluster_state
+    from pynimbus.generated.storm import ttypes
+    conf = json.loads(sys.argv[1])
+    state = make_cluster_state(conf)
+    state.activate_storm("other-2-200", ttypes.StormBase(name="other", status=1,
+                                                          num_workers=1))
+    state.supervisor_heartbeat("sup-other", ttypes.SupervisorInfo(time_secs=1,
+                                                                  hostname="elsewhere"))
+    sys.stdout.write("written\\n")
+    sys.stdout.flush()
+    sys.stdin.read()  # keep the session (and its ephemeral node) until told to end
+    state.close()
+""")
+
+
+def test_a_separate_process_writes_appear_in_the_next_reads(cached_state, cluster_conf,
+                                                            wait_until):
+    """A topology and a supervisor written by another process appear; when that process
+    ends, its ephemeral supervisor node disappears from the cache as from the store."""
+    import json
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, json.dumps(cluster_conf)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert writer.stdout.readline() == b"written\n"
+        wait_until(lambda: cached_state.active_storms() == ["other-2-200"]
+                   and cached_state.supervisors() == ["sup-other"], SYNC_SECS,
+                   "the other process's topology and supervisor")
+        assert cached_state.storm_base("other-2-200").name == "other"
+        assert cached_state.supervisor_info("sup-other").hostname == "elsewhere"
+    finally:
+        writer.stdin.close()
+        assert writer.wait(30) == 0
+    wait_until(lambda: cached_state.supervisors() == [], SYNC_SECS,
+               "the ended process's supervisor to vanish")
+
+
+def test_a_killed_process_supervisor_vanishes_from_the_embedded_cache(embedded_conf,
+                                                                      wait_until):
+    """On the embedded store, a supervisor killed with SIGKILL leaves the cache at once
+    (the cache's poll purges dead sessions, which queries no longer do)."""
+    import json
+    from pynimbus.cluster import make_cluster_state
+    state = make_cluster_state(embedded_conf)
+    assert state.start_read_cache(SYNC_SECS)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, json.dumps(embedded_conf)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert writer.stdout.readline() == b"written\n"
+        wait_until(lambda: state.supervisors() == ["sup-other"], SYNC_SECS, "the supervisor")
+        writer.kill()
+        writer.wait(30)
+        wait_until(lambda: state.supervisors() == [], SYNC_SECS,
+                   "the killed supervisor to vanish")
+    finally:
+        writer.kill()
+        writer.wait(30)
+        state.close()
+
+
+def test_mirror_refuses_reads_until_synchronised():
+    """A mirror that has not read the store yet (or lost track of it) raises
+    ConnectionLostError with the reason instead of answering."""
+    mirror = TreeMirror()
+    with pytest.raises(ConnectionLostError, match="not synchronised"):
+        mirror.children("/storms")
+    mirror.replace_tree("/storms", {"/storms": b"\x07", "/storms/a": b"x"})
+    mirror.set_unavailable(None)
+    assert mirror.children("/storms") == ["a"]
+    mirror.set_unavailable("ZooKeeper at h is unreachable")
+    with pytest.raises(ConnectionLostError, match="unreachable"):
+        mirror.data("/storms/a")
+
+
+def test_mirror_decodes_a_value_once_per_change():
+    """The same bytes read again keep their decoded value; new bytes are decoded anew."""
+    from pynimbus.cluster.serialization import serialize
+    mirror = TreeMirror()
+    mirror.replace_tree("/storms", {"/storms": b"", "/storms/a": serialize(storm_base("a"))})
+    mirror.set_unavailable(None)
+    first = mirror.value("/storms/a", ttypes.StormBase)
+    mirror.apply(upserts={"/storms/a": serialize(storm_base("a"))})
+    assert mirror.value("/storms/a", ttypes.StormBase) is first
+    mirror.apply(upserts={"/storms/a": serialize(storm_base("b"))})
+    assert mirror.value("/storms/a", ttypes.StormBase).name == "b"
+    mirror.apply(deletes=["/storms/a"])
+    assert mirror.value("/storms/a", ttypes.StormBase) is None
+    assert mirror.children("/storms") == []
