@@ -212,3 +212,82 @@ def test_mirror_decodes_a_value_once_per_change():
     mirror.apply(deletes=["/storms/a"])
     assert mirror.value("/storms/a", ttypes.StormBase) is None
     assert mirror.children("/storms") == []
+
+
+def zookeeper_state(zookeeper, tmp_path, root):
+    from pynimbus.cluster.zk_backend import ZooKeeperBackend
+    from pynimbus.config import default_config
+    conf = default_config()
+    conf.update(zookeeper.storm_conf())
+    conf.update({"storm.local.dir": str(tmp_path), "storm.zookeeper.root": root,
+                 "storm.zookeeper.connection.timeout": 10000})
+    return StormClusterState(ZooKeeperBackend(conf))
+
+
+def answers(state):
+    try:
+        return reads(state)
+    except ConnectionLostError:
+        return None
+
+
+@pytest.mark.zookeeper
+def test_cache_is_right_after_a_zookeeper_restart(own_zookeeper, tmp_path, wait_until):
+    """While ZooKeeper is down, cached reads fail at once naming ZooKeeper (never a stale
+    answer); after it restarts, the cache is read again with new watches, so writes made
+    after the restart appear."""
+    cached = zookeeper_state(own_zookeeper, tmp_path, "/restart")
+    assert cached.start_read_cache(SYNC_SECS)
+    writer = zookeeper_state(own_zookeeper, tmp_path, "/restart")
+    plain = zookeeper_state(own_zookeeper, tmp_path, "/restart")
+    try:
+        write_a_cluster(writer)
+        wait_until(lambda: reads(cached) == reads(plain), SYNC_SECS, "the first writes")
+        own_zookeeper.pause()
+        wait_until(lambda: not cached.backend.connected, SYNC_SECS, "the outage")
+        with pytest.raises(ConnectionLostError, match="ZooKeeper at .* is unreachable"):
+            cached.supervisors()
+        own_zookeeper.resume()
+        wait_until(lambda: answers(cached) is not None, 30, "the cache to serve again")
+        writer.backend.sync("/")  # the writer's session is back too
+        writer.supervisor_heartbeat("sup-2", supervisor_info("host-2"))
+        writer.remove_storm("t-1-100")
+        wait_until(lambda: answers(cached) == answers(plain), SYNC_SECS,
+                   "the writes made after the restart")
+        assert sorted(cached.supervisors()) == ["sup-1", "sup-2"]
+    finally:
+        for state in (cached, writer, plain):
+            state.close()
+
+
+@pytest.mark.zookeeper
+def test_cache_is_right_after_its_session_expires(own_zookeeper, tmp_path, wait_until):
+    """When the cache's session expires, its own ephemeral node leaves the cache with the
+    session, and what others write afterwards appears (the watches are set again)."""
+    from kazoo.client import KazooClient
+    cached = zookeeper_state(own_zookeeper, tmp_path, "/expiry")
+    assert cached.start_read_cache(SYNC_SECS)
+    writer = zookeeper_state(own_zookeeper, tmp_path, "/expiry")
+    plain = zookeeper_state(own_zookeeper, tmp_path, "/expiry")
+    heard = []
+    cached.backend.add_connection_listener(heard.append)
+    try:
+        cached.supervisor_heartbeat("sup-own", supervisor_info("host-own"))
+        assert cached.supervisors() == ["sup-own"]
+        # a second client on the same session, closed, expires it for the cache's backend
+        twin = KazooClient(hosts=cached.backend.hosts,
+                           client_id=cached.backend.kazoo_client.client_id)
+        twin.start(timeout=10)
+        twin.stop()
+        twin.close()
+        wait_until(lambda: cached.backend.LOST in heard, SYNC_SECS, "the LOST event")
+        writer.activate_storm("t-1-100", storm_base("t"))
+        wait_until(lambda: answers(cached) is not None and answers(cached) == answers(plain),
+                   30, "the cache to be read again in the new session")
+        assert cached.supervisors() == [] and cached.active_storms() == ["t-1-100"]
+        writer.supervisor_heartbeat("sup-1", supervisor_info("host-1"))
+        wait_until(lambda: cached.supervisors() == ["sup-1"], SYNC_SECS,
+                   "a write after the expiry")
+    finally:
+        for state in (cached, writer, plain):
+            state.close()
