@@ -13,7 +13,8 @@ Deliberate differences:
 * No ``/blobstore/<key>`` children and no maximum is treated as a first creation (Storm would
   fail with KeyNotFoundException), so a state store that reports a missing node as an empty
   list still works.
-* pynimbus runs one nimbus, which is always the leader; ``is_leader`` is kept for the port.
+* ``is_leader`` is whether this nimbus leads now (Storm passes a NimbusInfo whose leader flag
+  is never set, so every nimbus counts as a follower there).
 """
 
 from pynimbus.generated.storm.ttypes import KeyNotFoundException
@@ -67,3 +68,30 @@ def key_sequence_number(key, state_infos, max_sequence_number, nimbus_host_port,
             return current + 1, current + 1
         return sequence_numbers[0] + 1, current + 1
     return sequence_numbers[-1], None
+
+
+def latest_sequence_number(state_infos):
+    """Port of ``BlobStoreUtils.getLatestSequenceNumber``: the highest ``-<seq>`` among the
+    children of ``/blobstore/<key>`` (0 when none).  Unreadable children are skipped."""
+    latest = INITIAL_SEQUENCE_NUMBER - 1
+    for child in state_infos or ():
+        try:
+            latest = max(latest, parse_state_info(child)[1])
+        except ValueError:
+            continue
+    return latest
+
+
+def nimbodes_with_latest_sequence_number(state_infos):
+    """Port of ``BlobStoreUtils.getNimbodesWithLatestSequenceNumberOfBlob``: the sorted
+    ``host:port`` of every nimbus holding the latest version, and that version."""
+    latest = latest_sequence_number(state_infos)
+    holders = set()
+    for child in state_infos or ():
+        try:
+            host_port, seq = parse_state_info(child)
+        except ValueError:
+            continue
+        if seq == latest:
+            holders.add(host_port)
+    return sorted(holders), latest
