@@ -14,8 +14,10 @@ from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
+from pynimbus.blob_sync import BlobSync, blobs_missing_for_leadership
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.local import LocalFsBlobStore
+from pynimbus.blobstore.synchronizer import BlobSynchronizer
 from pynimbus.cluster import LeaderLatch, make_cluster_state
 from pynimbus.cluster.backend import ClusterStateError, ConnectionLostError
 from pynimbus.generated.storm import Nimbus
@@ -75,6 +77,12 @@ class NimbusDaemon:
         self.inbox = None
         self.files = None
         self.blobs = None
+        self.blob_sync = None
+        # whether this nimbus checked it holds the active topologies' blobs since it last
+        # gained leadership (Storm checks in the latch's isLeader callback)
+        self._leadership_accepted = False
+        self._requeue_call = None
+        self._stopping = False
         self.timers = []
         # Port of nimbus-data's :submit-lock: submissions, transitions and cleanup take turns.
         self.submit_lock = defer.DeferredLock()
@@ -122,12 +130,58 @@ class NimbusDaemon:
         if self.latch is None:
             return (False, None)
         try:
-            leadership = (self.latch.is_leader(), self.latch.leader())
+            leads = self.latch.is_leader()
+            if not leads:
+                self._leadership_accepted = False
+            elif not self._accept_leadership():
+                leads = False
+            leadership = (leads, self.latch.leader())
         except ConnectionLostError as e:
             self._store_unreachable = str(e)
             return (False, None)
         self._store_unreachable = None
         return leadership
+
+    def _accept_leadership(self):
+        """Blocking.  On gaining leadership, keep it only when this nimbus holds the blobs of
+        every active topology and their dependencies, else give it up: port of 1.2.4
+        ``leaderLatchListenerImpl`` ``isLeader`` (the latch is closed for good) and 2.8.8
+        ``LeaderListenerCallback.leaderCallBack`` (queued again after
+        ``nimbus.code.sync.freq.secs``, meanwhile the blob sync copies what it lacks)."""
+        if self._leadership_accepted:
+            return True
+        missing = blobs_missing_for_leadership(self.state, self.blob_store)
+        if not missing:
+            log.info("Accepting leadership, all active topologies and corresponding "
+                     "dependencies found locally.")
+            self._leadership_accepted = True
+            return True
+        log.info("code for all active topologies not available locally (missing %s), giving "
+                 "up leadership.", ", ".join(missing))
+        self.latch.close()
+        if self.conf.get("pynimbus.storm.compat") == "2.x":
+            delay = float(self.conf["nimbus.code.sync.freq.secs"])
+            self.reactor.callFromThread(self._schedule_requeue, delay)
+        return False
+
+    def _schedule_requeue(self, delay):
+        if not self._stopping:
+            self._requeue_call = self.reactor.callLater(delay, self._requeue)
+
+    def _requeue(self):
+        """2.8.8 ``quitElectionFor``'s timer: join the ``/leader-lock`` queue again."""
+        self._requeue_call = None
+        if self._stopping or self.latch is None or self.latch.state != "CLOSED":
+            return None
+        d = deferToThread(self._new_latch)
+        d.addErrback(lambda f: log.warning("Could not queue for leadership again: %s",
+                                           f.getErrorMessage()))
+        return d
+
+    def _new_latch(self):
+        self.latch = LeaderLatch(self.state.backend, self.participant_id)
+        log.info("LeaderLatch was in closed state. Reset the leaderLatch, and queued for "
+                 "leader lock.")
 
     @defer.inlineCallbacks
     def refresh_leadership(self):
@@ -182,7 +236,12 @@ class NimbusDaemon:
         self.blobs.nimbus_host_port = self.participant_id
         yield deferToThread(self._register)
         yield self.blobs.setup_blobstore()
+        self.blob_sync = BlobSync(
+            self.conf, self.reactor,
+            BlobSynchronizer(self.blob_store, self.state, self.participant_id),
+            self.is_leader, backend=self.state.backend)
         self._start_timers()
+        self.blob_sync.start()
         self.port.startReading()
         log.info("Nimbus %s (Storm %s generation) serving on %s", self.host_port,
                  self.conf.get("pynimbus.storm.compat"), self.port.getHost())
@@ -193,15 +252,20 @@ class NimbusDaemon:
         self.authorization = Authorization.from_conf(self.conf)
         self.state = self.cluster_state_factory(self.conf)
         self.topology_history = TopologyHistory(self.conf, clock=self.clock)
-        self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock)
+        self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock,
+                                           replication_of=self._blob_replication)
         self.inbox = Inbox(self.conf, clock=self.clock)
         self.monitor = Monitor(self)
+
+    def _blob_replication(self, key):
+        """Blocking: how many nimbuses hold ``key`` (children of ``/blobstore/<key>``)."""
+        return len(self.state.blobstore_info(key) or ())
 
     def build_concerns(self):
         """The handler objects, one per concern, in the order they take methods."""
         self.files = FilesHandler(self.conf, inbox=self.inbox, blob_store=self.blob_store)
         self.blobs = BlobsHandler(self.conf, self.blob_store, self.state, nimbus_host_port=None,
-                                  clock=self.clock)
+                                  clock=self.clock, is_leader=self.is_leader)
         return [QueriesHandler(self.conf, self.state, self, self.started_at,
                                blob_store=self.blob_store, clock=self.clock,
                                resources=self.monitor.resources),
@@ -282,9 +346,14 @@ class NimbusDaemon:
 
     @defer.inlineCallbacks
     def stop(self):
+        self._stopping = True
+        if self._requeue_call is not None and self._requeue_call.active():
+            self._requeue_call.cancel()
         for loop in self.timers:
             if loop.running:
                 loop.stop()
+        if self.blob_sync is not None:
+            yield self.blob_sync.stop()
         self.transitions.stop()
         if self.monitor is not None:
             self.monitor.cancel()

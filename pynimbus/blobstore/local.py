@@ -26,7 +26,7 @@ Deliberate differences from Storm:
 * Nothing of an upload is visible before it is committed (Storm writes the metadata when the
   upload begins).
 * ``update_blob_replication`` records the desired factor in the blob's SettableBlobMeta instead
-  of failing; one nimbus holds one copy, so the replication stays 1.
+  of failing; nimbuses copy every blob anyway (:mod:`pynimbus.blobstore.synchronizer`).
 * Permissions are not checked (see :mod:`pynimbus.blobstore.acl`).
 """
 
@@ -250,11 +250,14 @@ class LocalFsBlobStore:
     :param conf: the nimbus configuration (for the directory), unless ``base_dir`` is given.
     :param base_dir: the directory to keep blobs in (default :func:`blobstore_dir`).
     :param clock: returns the current time in seconds (versions are commit times).
+    :param replication_of: ``key -> int``, how many nimbuses hold ``key`` (the children of
+        ``/blobstore/<key>``); without it this store counts only itself.
     """
 
-    def __init__(self, conf=None, base_dir=None, clock=time.time):
+    def __init__(self, conf=None, base_dir=None, clock=time.time, replication_of=None):
         self.base_dir = os.path.abspath(base_dir or blobstore_dir(conf or {}))
         self.clock = clock
+        self.replication_of = replication_of
         self._tmp_dir = os.path.join(self.base_dir, TMP_DIR)
         self._lock = threading.RLock()
         self._records = {}
@@ -491,15 +494,18 @@ class LocalFsBlobStore:
         shutil.rmtree(trash, ignore_errors=True)
 
     def get_blob_replication(self, key):
-        """How many nimbuses hold ``key`` as far as this store knows: 1 (itself).
+        """Port of ``LocalFsBlobStore.getBlobReplication``: how many nimbuses hold ``key``
+        (``replication_of``; 1, this store, without it).
 
         :raises AuthorizationException: for an invalid key.
-        :raises KeyNotFoundException: when the key does not exist.
+        :raises KeyNotFoundException: when this nimbus does not hold the key.
         """
         validate_key(key)
         with self._lock:
             self._record(key)
-        return 1
+        if self.replication_of is None:
+            return 1
+        return self.replication_of(key)
 
     def update_blob_replication(self, key, replication):
         """Record ``replication`` as the desired factor of ``key`` (SettableBlobMeta field 2);

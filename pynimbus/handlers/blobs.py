@@ -74,16 +74,20 @@ class BlobsHandler:
     :param clock: returns the current time in seconds (session expiry).
     :param blob_in_use: optional blocking ``key -> message or None``; a message refuses
         ``deleteBlob`` with IllegalStateException (2.x: blobs of live topologies).
+    :param is_leader: ``() -> bool`` without I/O: whether this nimbus leads, for the key's
+        sequence number (``KeySequenceNumber`` treats a leader lacking a blob apart).
     """
 
     def __init__(self, conf, blob_store, blob_state, nimbus_host_port,
-                 run_blocking=deferToThread, clock=time.time, blob_in_use=None):
+                 run_blocking=deferToThread, clock=time.time, blob_in_use=None,
+                 is_leader=lambda: True):
         self.conf = conf
         self.store = blob_store
         self.state = blob_state
         self.nimbus_host_port = nimbus_host_port
         self.run_blocking = run_blocking
         self.blob_in_use = blob_in_use
+        self.is_leader = is_leader
         self.max_upload_bytes = upload_max_bytes(conf)
         expiration = float(conf.get("nimbus.blobstore.expiration.secs", 600))
         self._uploads = SessionMap(expiration, clock, on_expire=_cancel)
@@ -339,7 +343,7 @@ class BlobsHandler:
         with self._sequence_lock:
             version, new_max = key_sequence_number(
                 key, self.state.blobstore_info(key), self.state.get_max_sequence_number(key),
-                self.nimbus_host_port)
+                self.nimbus_host_port, is_leader=self.is_leader())
             if new_max is not None:
                 self.state.set_max_sequence_number(key, new_max)
             return version
