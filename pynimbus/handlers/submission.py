@@ -12,7 +12,7 @@ import getpass
 import logging
 import re
 
-from twisted.internet import defer
+from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
@@ -28,7 +28,7 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
-    setup_storm_code
+    setup_storm_code, topology_keys
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class SubmissionHandler:
 
     :param nimbus: the daemon: ``conf``, ``state``, ``blob_store``, ``inbox``, ``blobs``
         (for the blobs' ZooKeeper state), ``submit_lock``, ``check_leader()``,
-        ``mk_assignments()``, ``clock``.
+        ``mk_assignments()``, ``clock``, ``reactor`` (the replication wait's timer).
     """
 
     authorization = ALLOW_ALL  # the daemon sets the configured one
@@ -134,7 +134,7 @@ class SubmissionHandler:
             lock = self.nimbus.submit_lock
             yield lock.acquire()
             try:
-                yield self.run_blocking(self._commit, prepared)
+                yield self._commit(prepared)
             finally:
                 lock.release()
         except Exception as e:
@@ -236,26 +236,74 @@ class SubmissionHandler:
 
     # -- step 20: under the submit lock, write everything -----------------------------------
 
+    @defer.inlineCallbacks
     def _commit(self, p):
-        state = self.nimbus.state
-        self._check_not_active(p.name)
+        """Write the code, wait for its replication, write the rest; undo all on a failure."""
         written = []
         try:
-            if self.compat == "1.x" or p.creds:
-                state.set_credentials(p.storm_id, Credentials(creds=dict(p.creds or {})))
-            written = setup_storm_code(self.nimbus.blob_store, p.storm_id, p.jar_path,
-                                       p.total_conf, p.topology)
-            for key in written:
-                self.nimbus.blobs.record_blob_state(key)
-            state.setup_heartbeats(p.storm_id)
-            state.setup_errors(p.storm_id)
-            if p.total_conf.get("topology.backpressure.enable"):
-                state.setup_backpressure(p.storm_id)
-            self._start_storm(p)
+            yield self.run_blocking(self._setup_code, p, written)
+            yield self._wait_for_desired_code_replication(p)
+            yield self.run_blocking(self._setup_storm, p)
         except BaseException:
             log.exception("Undoing the partial submission of %s", p.storm_id)
-            self._undo(p, written)
+            yield self.run_blocking(self._undo, p, written)
             raise
+
+    def _setup_code(self, p, written):
+        """Credentials, then the three blobs and their ``/blobstore`` state (``written`` gets
+        the keys stored, for an undo)."""
+        self._check_not_active(p.name)
+        if self.compat == "1.x" or p.creds:
+            self.nimbus.state.set_credentials(p.storm_id, Credentials(creds=dict(p.creds or {})))
+        written.extend(setup_storm_code(self.nimbus.blob_store, p.storm_id, p.jar_path,
+                                        p.total_conf, p.topology))
+        for key in written:
+            self.nimbus.blobs.record_blob_state(key)
+
+    def _setup_storm(self, p):
+        state = self.nimbus.state
+        state.setup_heartbeats(p.storm_id)
+        state.setup_errors(p.storm_id)
+        if p.total_conf.get("topology.backpressure.enable"):
+            state.setup_backpressure(p.storm_id)
+        self._start_storm(p)
+
+    @defer.inlineCallbacks
+    def _wait_for_desired_code_replication(self, p):
+        """Port of ``wait-for-desired-code-replication`` (1.2.4; 2.8.8 ``waitForDesiredCodeReplication``
+        is the same): while the jar, code or conf blob is held by fewer nimbuses than
+        ``topology.min.replication.count``, check again every second, for at most
+        ``topology.max.replication.wait.time.sec`` (negative: for ever), then go on either way.
+        Waits on the reactor's clock, not in a thread.
+
+        :raises TApplicationException: INTERNAL_ERROR when this nimbus stops leading meanwhile.
+        """
+        conf = p.total_conf
+        min_count = float(conf.get("topology.min.replication.count") or 0)
+        max_wait = float(conf.get("topology.max.replication.wait.time.sec") or 0)
+        keys = topology_keys(p.storm_id, with_jar=p.jar_path is not None)
+        counts = yield self.run_blocking(self._replication_counts, keys)
+        waited = 0
+        while (any(min_count > count for count in counts)
+               and (max_wait < 0 or waited < max_wait)):
+            yield task.deferLater(self.nimbus.reactor, 1.0, lambda: None)
+            self.nimbus.check_leader()
+            waited += 1
+            log.debug("waiting for desired replication to be achieved for storm-id = %s "
+                      "min-replication-count = %s max-replication-wait-time = %s counts %s "
+                      "total-wait-time %d", p.storm_id, min_count, max_wait, counts, waited)
+            counts = yield self.run_blocking(self._replication_counts, keys)
+        described = ", ".join("%s %d" % (key, count) for key, count in zip(keys, counts))
+        if all(min_count <= count for count in counts):
+            log.info("desired replication count %s achieved for %s: %s", _num(min_count),
+                     p.storm_id, described)
+        else:
+            log.info("desired replication count of %s not achieved but we have hit the max wait "
+                     "time %s so moving on with replication count %s", _num(min_count),
+                     _num(max_wait), described)
+
+    def _replication_counts(self, keys):
+        return [self.nimbus.blob_store.get_blob_replication(key) for key in keys]
 
     def _start_storm(self, p):
         """Port of ``start-storm``: the first StormBase, from the stored conf and topology."""
@@ -303,6 +351,11 @@ def check_topology_blob_keys(storm_id):
     conf_key = master_stormconf_key(storm_id)
     if not is_valid_key(conf_key):
         raise AuthorizationException(msg="%s does not appear to be a valid blob key" % conf_key)
+
+
+def _num(value):
+    """A whole float as an int, for log lines."""
+    return int(value) if float(value).is_integer() else value
 
 
 class _Prepared:
