@@ -131,6 +131,7 @@ class ShellProcess(protocol.ProcessProtocol):
         self._last_heartbeat = self._clock.seconds()
         self._waiting = True
         self._write(spout_msg(command, message_id))
+        self._flush()
 
     def write_task_ids(self, task_ids):
         """``writeTaskIds``: the answer to an emit that wanted its target tasks."""
@@ -139,6 +140,15 @@ class ShellProcess(protocol.ProcessProtocol):
     def _write(self, message):
         if not self._dead:
             self.transport.write(self._serializer.encode(message))
+
+    def _flush(self):
+        """Hand what was written to the child's stdin pipe now, not on the reactor's next poll
+        (Twisted's default): a spout exchange is one message and the executor waits for its
+        ``sync``, so the poll would only add a reactor turn to every exchange.  A write error
+        stays with the pipe, whose next poll reports it as Twisted does."""
+        stdin = self.transport.pipes.get(0) if not self._dead else None
+        if stdin is not None:
+            stdin.doWrite()
 
     # -- lifecycle
 
