@@ -259,7 +259,7 @@ class NimbusDaemon:
 
     def _blob_replication(self, key):
         """Blocking: how many nimbuses hold ``key`` (children of ``/blobstore/<key>``)."""
-        return len(self.state.blobstore_info(key) or ())
+        return self.state.blob_replication(key)
 
     def build_concerns(self):
         """The handler objects, one per concern, in the order they take methods."""

@@ -300,6 +300,21 @@ def test_setup_blobstore_replaces_this_nimbuses_version_only(open_backend):
     assert other.blobstore_info("held-by-nobody") == []
 
 
+def test_blob_replication_counts_the_nimbuses_holding_a_key(open_backend):
+    """Each nimbus's <host>:<port>-<version> child counts once; a session's end drops its
+    copies; a key without a node has no copies."""
+    state = StormClusterState(open_backend())
+    other = StormClusterState(open_backend())
+    assert state.blob_replication("t-1-stormcode.ser") == 0
+    state.setup_blobstore("t-1-stormcode.ser", "nimbus1:6627", 1)
+    other.setup_blobstore("t-1-stormcode.ser", "nimbus2:6627", 1)
+    other.setup_blobstore("t-1-stormcode.ser", "nimbus2:6627", 2)
+    assert state.blob_replication("t-1-stormcode.ser") == 2
+    other.close()
+    assert state.blob_replication("t-1-stormcode.ser") == 1
+    state.close()
+
+
 def test_max_sequence_number_is_a_four_byte_int(state):
     """The key sequence number is a 4-byte big-endian int under a parent Curator made empty."""
     assert state.get_max_sequence_number("k1") is None

@@ -672,6 +672,13 @@ class StormClusterState:
         except NoNodeError:
             return None
 
+    def blob_replication(self, key):
+        """How many nimbuses hold ``key``: the children of ``/blobstore/<key>``, 0 without the
+        node (the count of ``LocalFsBlobStore.getBlobReplication``).  Unlike
+        :meth:`blobstore_info` it does not sync first, and the read cache answers it when it
+        holds ``/blobstore``: queries ask it for every topology they list."""
+        return len(self._children(paths.blobstore_path(key)))
+
     def remove_blobstore_key(self, key):
         """Port of ``remove-blobstore-key!``: delete ``/blobstore/<key>``."""
         self.backend.delete(paths.blobstore_path(key))
