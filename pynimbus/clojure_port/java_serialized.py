@@ -33,6 +33,7 @@ ACKER = "acker"
 SYSTEM = "system"
 EVENTLOGGER = "eventlogger"
 METRICS_CONSUMER = "metrics-consumer"
+TOPOLOGY_MASTER = "topology-master"  # JStorm's, under pynimbus.scheduler: jstorm
 
 # The Java class each generation serializes for each kind of added component.
 COMPONENT_CLASSES = {
@@ -44,6 +45,8 @@ COMPONENT_CLASSES = {
     ("2.x", EVENTLOGGER): "org.apache.storm.metric.EventLoggerBolt",
     ("1.x", METRICS_CONSUMER): "org.apache.storm.metric.MetricsConsumerBolt",
     ("2.x", METRICS_CONSUMER): "org.apache.storm.metric.MetricsConsumerBolt",
+    ("1.x", TOPOLOGY_MASTER): "com.alibaba.jstorm.task.master.TopologyMaster",
+    ("2.x", TOPOLOGY_MASTER): "com.alibaba.jstorm.task.master.TopologyMaster",
 }
 
 # (compat, kind, details JSON or None) -> bytes captured from a real Nimbus (see

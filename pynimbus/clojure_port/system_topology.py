@@ -37,6 +37,7 @@ from pynimbus.clojure_port.java_order import (
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
     NullStruct, StreamInfo)
+from pynimbus.jstorm_port import topology_master
 
 ACKER_COMPONENT_ID = "__acker"
 ACKER_INIT_STREAM_ID = "__ack_init"
@@ -386,6 +387,22 @@ def _add_acker(conf, ret, compat):
     ret.bolts[ACKER_COMPONENT_ID] = acker
 
 
+def _add_topology_master(ret, compat):
+    """Port of JStorm 2.2.1 ``Common.addTopologyMaster``, its heartbeat stream only
+    (:mod:`pynimbus.jstorm_port.topology_master`): every spout and bolt (the acker included)
+    declares the stream, and one ``__topology_master`` task reads it from all of them."""
+    components = all_components(ret)
+    inputs = {GlobalStreamId(cid, sid): Grouping(all=NullStruct()) for cid, sid in
+              topology_master.topology_master_input_streams(components)}
+    for component in components.values():
+        _streams(component.common)[topology_master.TOPOLOGY_MASTER_HB_STREAM_ID] = StreamInfo(
+            output_fields=list(topology_master.HEARTBEAT_FIELDS), direct=False)
+    streams = {topology_master.TOPOLOGY_MASTER_HB_STREAM_ID: StreamInfo(
+        output_fields=list(topology_master.HEARTBEAT_FIELDS), direct=False)}
+    ret.bolts[topology_master.TOPOLOGY_MASTER_COMPONENT_ID] = _bolt(
+        java_serialized.TOPOLOGY_MASTER, compat, inputs, streams, 1, [(TOPOLOGY_TASKS, 1)])
+
+
 def has_eventloggers(conf, compat="1.x"):
     """Port of common.clj ``has-eventloggers?``; 2.8.8 ``StormCommon.hasEventLoggers``:
     ``topology.eventlogger.executors`` is null or > 0."""
@@ -628,6 +645,8 @@ def system_topology(conf, topology, compat=None):
     if ret.bolts is None:
         ret.bolts = {}
     _add_acker(conf, ret, compat)
+    if topology_master.asks_for_topology_master(conf):
+        _add_topology_master(ret, compat)
     if has_eventloggers(conf, compat):
         _add_eventlogger(conf, ret, compat)
     _add_metric_components(conf, ret, compat)

@@ -392,20 +392,29 @@ class StormClusterState:
                          ttypes.ClusterWorkerHeartbeat)
 
     def executor_beats(self, storm_id, executor_node_port):
-        """Port of ``executor-beats``: heartbeats of assigned executors from their own workers.
+        """Port of ``executor-beats``: heartbeats of assigned executors from their own workers,
+        and, for an executor whose own worker wrote none, from a record that lists it (the
+        one record of a JStorm topology master, :mod:`pynimbus.worker.topology_master`).
 
         :param executor_node_port: ``Assignment.executor_node_port``: executor tuple to
             ``NodeInfo``.
-        :returns: dict of executor tuple to :class:`ExecutorBeat`, only for executors whose
-            assigned worker reported them.
+        :returns: dict of executor tuple to :class:`ExecutorBeat`, only for executors some
+            worker of the assignment reported.
         """
         node_port_executors = collections.defaultdict(list)
         for executor, node_info in executor_node_port.items():
             node_port_executors[(node_info.node, _single_port(node_info))].append(tuple(executor))
         beats = {}
+        relayed = {}
         for (node, port), executors in node_port_executors.items():
             heartbeat = self.get_worker_heartbeat(storm_id, node, port)
             beats.update(convert_executor_beats(executors, heartbeat))
+            # a worker lists its executors and its system executor; a longer list speaks for
+            # other workers too
+            if heartbeat is not None and len(heartbeat.executor_stats or ()) > len(executors) + 1:
+                relayed.update(convert_executor_beats(executor_node_port, heartbeat))
+        for executor, beat in relayed.items():
+            beats.setdefault(executor, beat)
         return beats
 
     def worker_heartbeat(self, storm_id, node, port, info):

@@ -56,6 +56,8 @@ from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, ExecutorStatsCollector, ls_worker_heartbeat,
     worker_heartbeat)
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
+from pynimbus.worker.topology_master import (
+    TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, route_heartbeat)
 
 log = logging.getLogger(__name__)
 
@@ -301,6 +303,8 @@ class WorkerDaemon(object):
         args = (context, component_id, task_ids, groupers, component_conf, stats)
         if component_id == ACKER_COMPONENT_ID:
             return AckerExecutor(*args)
+        if component_id == TOPOLOGY_MASTER_COMPONENT_ID:
+            return TopologyMasterExecutor(*args)
         if component is None or component_id.startswith("__"):
             return NoopBoltExecutor(*args)
         obj = component.spout_object if is_spout else component.bolt_object
@@ -479,8 +483,8 @@ class WorkerDaemon(object):
             if executor.task_ids[0] >= 0:
                 executor_to_stats[(executor.task_ids[0], executor.task_ids[-1])] = \
                     executor.stats.render()
-        heartbeat = worker_heartbeat(self.storm_id, executor_to_stats, now,
-                                     now - int(self.start_secs))
+        heartbeat = route_heartbeat(self, worker_heartbeat(
+            self.storm_id, executor_to_stats, now, now - int(self.start_secs)))
         if heartbeat is None:
             return None
         d = self.run_blocking(self.cluster_state.worker_heartbeat, self.storm_id,

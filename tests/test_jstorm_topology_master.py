@@ -1,0 +1,137 @@
+"""JStorm's topology master under ``pynimbus.scheduler: jstorm``: when a topology has one, its
+place in the system topology, the Python worker's heartbeat relay and the one cluster-state
+record Nimbus reads (``pynimbus.jstorm_port.topology_master``, ``pynimbus.worker.topology_master``).
+"""
+
+import json
+
+from pynimbus.clojure_port import system_topology, tasks
+from pynimbus.generated.storm import ttypes
+from pynimbus.jstorm_port.topology_master import stamp_scheduler
+from pynimbus.worker.executor import TupleImpl
+from pynimbus.worker.topology_master import (
+    TopologyMasterExecutor, combined_heartbeat, heartbeat_values, route_heartbeat)
+from test_cluster_state import TOPOLOGY, heartbeat, state  # noqa: F401 (the fixture)
+from test_nimbus_scenarios import bolt, spout, topology
+
+HB_STREAM = "__master_task_heartbeat"
+JSTORM_MASTER = {"topology.workers": 2, "topology.acker.executors": 1,
+                 "pynimbus.scheduler": "jstorm", "topology.master.single.worker": False}
+
+
+def exclaim():
+    return topology({"word": spout(parallelism=2, tasks_=2)},
+                    {"exclaim": bolt(["word"], parallelism=3, tasks_=3)})
+
+
+def test_a_jstorm_topology_asking_for_a_master_gets_one_reading_every_heartbeat_stream():
+    """``topology.master.single.worker`` set under jstorm: one ``__topology_master`` task,
+    reading the heartbeat stream every spout and bolt (the acker included) declares."""
+    system = system_topology.system_topology(JSTORM_MASTER, exclaim(), "1.x")
+    master = system.bolts["__topology_master"]
+    assert sorted((s.componentId, s.streamId) for s in master.common.inputs) == [
+        ("__acker", HB_STREAM), ("exclaim", HB_STREAM), ("word", HB_STREAM)]
+    assert all(g.all is not None for g in master.common.inputs.values())
+    for cid in ("word", "exclaim", "__acker"):
+        component = system.spouts.get(cid) or system.bolts[cid]
+        assert component.common.streams[HB_STREAM].output_fields == ["hbEvent"]
+    task_info = tasks.storm_task_info(exclaim(), JSTORM_MASTER, "1.x")
+    assert sorted(t for t, c in task_info.items() if c == "__topology_master") == [4]
+
+
+def test_no_master_without_the_key_or_without_the_jstorm_scheduler():
+    """Without ``topology.master.single.worker``, or under the default scheduler, the system
+    topology is Storm's."""
+    for conf in (dict(JSTORM_MASTER, **{"topology.master.single.worker": None}),
+                 dict(JSTORM_MASTER, **{"pynimbus.scheduler": "default"})):
+        system = system_topology.system_topology(conf, exclaim(), "1.x")
+        assert "__topology_master" not in system.bolts
+
+
+def test_the_stored_conf_carries_the_scheduler_only_for_a_topology_asking_for_a_master():
+    """The submission stamps ``pynimbus.scheduler: jstorm`` so every reader of the stored conf
+    builds the same system topology; other confs are left as they are."""
+    asked = {"topology.master.single.worker": True}
+    assert stamp_scheduler(asked, {"pynimbus.scheduler": "jstorm"}) == dict(
+        asked, **{"pynimbus.scheduler": "jstorm"})
+    assert stamp_scheduler(asked, {"pynimbus.scheduler": "default"}) is asked
+    assert stamp_scheduler({}, {"pynimbus.scheduler": "jstorm"}) == {}
+
+
+def test_nimbus_reads_the_masters_record_for_every_executor_it_lists(state):  # noqa: F811
+    """One record at the master's slot speaks for the executors of the other workers too; an
+    executor's own worker's record wins where there is one."""
+    slot_a, slot_b = ttypes.NodeInfo("sup-a", {6700}), ttypes.NodeInfo("sup-b", {6700})
+    state.setup_heartbeats(TOPOLOGY)
+    state.worker_heartbeat(TOPOLOGY, "sup-a", 6700,
+                           heartbeat([(1, 1), (2, 2), (3, 3), (-1, -1)], 50))
+    beats = state.executor_beats(TOPOLOGY, {(1, 1): slot_a, (2, 2): slot_b, (3, 3): slot_b})
+    assert sorted(beats) == [(1, 1), (2, 2), (3, 3)]
+    assert {b.time_secs for b in beats.values()} == {50}
+    state.worker_heartbeat(TOPOLOGY, "sup-b", 6700, heartbeat([(2, 2), (-1, -1)], 60))
+    beats = state.executor_beats(TOPOLOGY, {(1, 1): slot_a, (2, 2): slot_b, (3, 3): slot_b})
+    assert beats[(2, 2)].time_secs == 60 and beats[(3, 3)].time_secs == 50
+
+
+class FakeWorker:
+    """What :func:`route_heartbeat` reads of a WorkerDaemon, with its transfers recorded."""
+
+    def __init__(self, task_to_executor, node="sup-b", port=6701):
+        self.storm_id = TOPOLOGY
+        self.task_to_component = {1: "__acker", 2: "__topology_master", 3: "word"}
+        self.task_to_executor = task_to_executor
+        self.supervisor_id, self.port = node, port
+        self.start_secs = 100
+        self.sent = []
+
+    def clock(self):
+        return 130.0
+
+    def transfer(self, dest_task, source_task, stream, message_id, values):
+        self.sent.append((dest_task, source_task, stream, values))
+
+
+def master_executor():
+    return TopologyMasterExecutor(None, "__topology_master", [2], {}, {}, None)
+
+
+def test_a_worker_without_the_master_sends_its_heartbeat_to_it_and_writes_nothing():
+    worker = FakeWorker({})
+    own = heartbeat([(3, 3), (-1, -1)], 120)
+    assert route_heartbeat(worker, own) is None
+    assert [(d, s, stream) for d, s, stream, _ in worker.sent] == [(2, -1, HB_STREAM)]
+    master = master_executor()
+    master.receive(TupleImpl(-1, "__system", HB_STREAM, worker.sent[0][3], None))
+    assert master.take_relayed() == {("sup-b", 6701): own}
+    assert master.take_relayed() == {}
+
+
+def test_the_masters_worker_writes_one_record_of_the_period():
+    """Its own executors and every heartbeat relayed since the last record, at its time and
+    uptime; the relayed ones are taken (a worker that stops sending drops out)."""
+    master = master_executor()
+    relayed = heartbeat([(3, 3), (-1, -1)], 120)
+    master.receive(TupleImpl(-1, "__system", HB_STREAM,
+                             heartbeat_values(relayed, "sup-b", 6701), None))
+    worker = FakeWorker({2: master}, node="sup-a", port=6700)
+    record = route_heartbeat(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 130))
+    assert sorted((e.task_start, e.task_end) for e in record.executor_stats) == [
+        (-1, -1), (1, 1), (2, 2), (3, 3)]
+    assert (record.time_secs, record.uptime_secs) == (130, 30)
+    again = route_heartbeat(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 133))
+    assert (3, 3) not in [(e.task_start, e.task_end) for e in again.executor_stats]
+    assert worker.sent == []
+
+
+def test_a_malformed_heartbeat_tuple_is_dropped():
+    master = master_executor()
+    master.receive(TupleImpl(7, "word", HB_STREAM, [b"not thrift", "sup-b", 6701], None))
+    master.receive(TupleImpl(7, "word", HB_STREAM, ["too few"], None))
+    assert master.take_relayed() == {}
+    assert combined_heartbeat(TOPOLOGY, None, {}, 1, 1) is None
+
+
+def test_json_conf_of_the_master_sets_one_task():
+    system = system_topology.system_topology(JSTORM_MASTER, exclaim(), "1.x")
+    conf = json.loads(system.bolts["__topology_master"].common.json_conf)
+    assert conf["topology.tasks"] == 1
