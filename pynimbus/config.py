@@ -30,6 +30,10 @@ PYNIMBUS_DEFAULTS = {
     "pynimbus.thrift.bind.address": "0.0.0.0",
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
+    # Serve Nimbus's reads of /storms, /assignments, /supervisors, /workerbeats, /errors,
+    # /nimbuses and /blobstore from a mirror kept current by watches (issue 11); false reads
+    # the store on every call.
+    "pynimbus.read.cache": True,
     # Most tasks one topology may have (acker, event logger and metrics tasks included); a
     # submit past it is InvalidTopologyException.  Storm has no cap.  None: no cap.
     "pynimbus.topology.max.tasks": 100000,

@@ -251,6 +251,10 @@ class NimbusDaemon:
         # first, so that an unknown nimbus.authorizer stops start-up before anything opens
         self.authorization = Authorization.from_conf(self.conf)
         self.state = self.cluster_state_factory(self.conf)
+        if self.conf.get("pynimbus.read.cache", True):
+            # answered from memory from now on; its first read waits as a connect would
+            self.state.start_read_cache(
+                int(self.conf.get("storm.zookeeper.connection.timeout", 15000)) / 1000.0)
         self.topology_history = TopologyHistory(self.conf, clock=self.clock)
         self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock,
                                            replication_of=self._blob_replication)

@@ -44,13 +44,15 @@ def nimbus_options(zookeeper_conf):
 
 @pytest.fixture
 def start_nimbus(zookeeper_conf, tmp_path):
-    """``start_nimbus(name)``: a started nimbus in ``tmp_path/name``; all stopped after."""
+    """``start_nimbus(name, port=None, *options)``: a started nimbus in ``tmp_path/name`` (kept
+    when it exists: a restart); all stopped after."""
     started = []
 
-    def start(name):
+    def start(name, port=None, *options):
         local = tmp_path / name
-        local.mkdir()
-        proc = NimbusProcess(local, options=nimbus_options(zookeeper_conf))
+        local.mkdir(exist_ok=True)
+        proc = NimbusProcess(local, port=port,
+                             options=nimbus_options(zookeeper_conf) + list(options))
         started.append(proc)
         proc.start(timeout=60)
         return proc
@@ -199,6 +201,65 @@ def test_submit_stops_waiting_after_the_max_wait(start_nimbus, state, wait_until
                                       "topology.max.replication.wait.time.sec": 2})
     assert state.active_storms() == [storm_id]
     assert replication_count(only, storm_id) == 1
-    with open(only.log_path, encoding="utf-8") as log:
-        assert ("desired replication count of 2 not achieved but we have hit the max wait "
-                "time 2 so moving on" in log.read())
+    assert logged(only, "desired replication count of 2 not achieved but we have hit the max "
+                        "wait time 2 so moving on")
+
+
+def latch_ids(state):
+    """The participant ids queued under /leader-lock."""
+    ids = []
+    for child in state.backend.get_children("/leader-lock"):
+        data = state.backend.get("/leader-lock/" + child)
+        if data is not None:
+            ids.append(data.decode("utf-8"))
+    return ids
+
+
+def log_count(proc, text):
+    """How many times the nimbus's log has ``text``."""
+    with open(proc.log_path, encoding="utf-8") as log:
+        return log.read().count(text)
+
+
+def logged(proc, text):
+    return log_count(proc, text) > 0
+
+
+GAVE_UP = "code for all active topologies not available locally"
+
+
+def test_a_new_leader_without_the_blobs_leaves_the_queue_for_good_in_1x(
+        start_nimbus, state, wait_until):
+    """A nimbus that gains leadership while lacking an active topology's blobs gives it up and,
+    as 1.2.4 closes its latch for good, stays out of /leader-lock (so no nimbus leads) even
+    after the old leader is back and it has copied the blobs from it."""
+    first = start_nimbus("a")
+    wait_until(lambda: leader_port(first) == first.port, 30, "the first nimbus to lead")
+    storm_id = submit(first, "stranded")
+    first.kill()
+    second = start_nimbus("b")
+    wait_until(lambda: logged(second, GAVE_UP), 60, "the newcomer to give up leadership")
+    me = "%s:%d" % (LOOPBACK, second.port)
+    assert me not in latch_ids(state)
+    assert leader_port(second) != second.port
+
+    restarted = start_nimbus("a", first.port)
+    wait_until(lambda: leader_port(restarted) == restarted.port, 60, "the old leader to lead")
+    wait_until(lambda: holds(second, blob_keys(storm_id)), 30, "the newcomer to copy the blobs")
+    assert latch_ids(state) == ["%s:%d" % (LOOPBACK, restarted.port)]
+
+
+def test_a_new_leader_without_the_blobs_queues_again_after_the_sync_period_in_2x(
+        start_nimbus, state, wait_until):
+    """In 2.x the nimbus that gave leadership up queues again nimbus.code.sync.freq.secs later
+    (2.8.8 quitElectionFor), and gives it up again while it still lacks the blobs."""
+    first = start_nimbus("a", None, "pynimbus.storm.compat=2.x")
+    wait_until(lambda: leader_port(first) == first.port, 30, "the first nimbus to lead")
+    submit(first, "stranded")
+    first.kill()
+    second = start_nimbus("b", None, "pynimbus.storm.compat=2.x")
+    me = "%s:%d:0" % (LOOPBACK, second.port)
+    wait_until(lambda: logged(second, GAVE_UP), 60, "the newcomer to give up leadership")
+    wait_until(lambda: logged(second, "queued for leader lock"), 30, "it to queue again")
+    wait_until(lambda: me in latch_ids(state) or log_count(second, GAVE_UP) > 1, 30, "it to be back in /leader-lock or to have given up again")
+    assert leader_port(second) != second.port

@@ -87,7 +87,8 @@ def _supervisor_info(host, ports, used=()):
                           uptime_secs=42, version="1.2.4", resources_map={"cpu": 400})
 
 
-def test_cluster_info_shows_supervisors_and_topologies_from_cluster_state(nimbus_and_state):
+def test_cluster_info_shows_supervisors_and_topologies_from_cluster_state(nimbus_and_state,
+                                                                           wait_until):
     """Supervisors and topologies written by others appear in getClusterInfo as Storm sums them."""
     from pynimbus.generated.storm.ttypes import (
         Assignment, NodeInfo, StormBase, TopologyStatus)
@@ -104,6 +105,9 @@ def test_cluster_info_shows_supervisors_and_topologies_from_cluster_state(nimbus
         name="idle", status=TopologyStatus.INACTIVE, num_workers=1,
         launch_time_secs=1700000001))
 
+    # nimbus reads from its watch-kept cache: the next answers have them, once it has read them
+    wait_until(lambda: len(_call(proc, "getClusterInfo").topologies) == 2
+               and _call(proc, "getClusterInfo").supervisors, 10, "nimbus to see the writes")
     info = _call(proc, "getClusterInfo")
     [supervisor] = info.supervisors
     assert (supervisor.host, supervisor.supervisor_id, supervisor.num_workers,

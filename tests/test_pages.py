@@ -102,6 +102,10 @@ class Cluster(ScenarioCluster):
             self.state.worker_heartbeat(storm_id, node, port, ClusterWorkerHeartbeat(
                 storm_id=storm_id, executor_stats=executor_stats, time_secs=int(time.time()),
                 uptime_secs=UPTIME))
+        # nimbus reads from its watch-kept cache: wait (bounded) until it has every beat
+        self.wait_for(lambda: sum(e.stats is not None for e in self.call(
+            "getTopologyInfo", id=storm_id).executors) == len(executors),
+            "nimbus to see the heartbeats")
         return executors
 
 

@@ -2,7 +2,8 @@
 """Nimbus's read cache: an in-memory mirror of the subtrees its queries read.
 
 Issue 11: ``getClusterInfo``, the UI page calls and the monitor read ``/storms``,
-``/assignments``, ``/supervisors``, ``/workerbeats`` and ``/errors`` many times a call; on a
+``/assignments``, ``/supervisors``, ``/workerbeats``, ``/errors``, ``/nimbuses`` and
+``/blobstore`` many times a call; on a
 large cluster those reads cost more than the rest of the call.  The mirror holds those subtrees
 as the store does (path to bytes, and each node's children), and decodes a node's value at most
 once per change of its bytes.
@@ -22,13 +23,17 @@ from .backend import ConnectionLostError
 from .serialization import deserialize
 
 # The subtrees the mirror holds, with the depth of their deepest nodes below the subtree root:
-# /errors/<id>/<component>/e<seq> is three levels down.
+# /errors/<id>/<component>/e<seq> is three levels down.  /nimbuses and /blobstore (which
+# nimbus holds each blob: replication counts) are read by getClusterInfo and the topology
+# calls too.
 CACHED_SUBTREES = {
     paths.STORMS_SUBTREE: 1,
     paths.ASSIGNMENTS_SUBTREE: 1,
     paths.SUPERVISORS_SUBTREE: 1,
     paths.WORKERBEATS_SUBTREE: 2,
     paths.ERRORS_SUBTREE: 3,
+    paths.NIMBUSES_SUBTREE: 1,
+    paths.BLOBSTORE_SUBTREE: 2,
 }
 
 

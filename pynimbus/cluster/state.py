@@ -627,6 +627,7 @@ class StormClusterState:
                 self.backend.add_connection_listener(self._on_connection_state)
         self.backend.delete(path)
         self.backend.set_ephemeral_node(path, data)
+        self._written(path)
 
     def _on_connection_state(self, state):
         if state != self.backend.CONNECTED:
@@ -657,15 +658,16 @@ class StormClusterState:
         self.backend.mkdirs(key_path)
         self.backend.delete_node_with_prefix(key_path, nimbus_host_port + "-")
         self.backend.set_ephemeral_node(path, b"")
+        self._written(key_path, path)
 
     def blobstore(self):
         """Port of ``blobstore`` (no callback): sync, then the keys under ``/blobstore``."""
         self.backend.sync(paths.BLOBSTORE_SUBTREE)
-        return self._children(paths.BLOBSTORE_SUBTREE)
+        return self._stored_children(paths.BLOBSTORE_SUBTREE)
 
     def active_keys(self):
         """Port of ``active-keys``: the keys under ``/blobstore``."""
-        return self._children(paths.BLOBSTORE_SUBTREE)
+        return self._stored_children(paths.BLOBSTORE_SUBTREE)
 
     def blobstore_info(self, key):
         """Port of ``blobstore-info``: sync, then a key's ``<host>:<port>-<version>`` children.
@@ -691,6 +693,7 @@ class StormClusterState:
     def remove_blobstore_key(self, key):
         """Port of ``remove-blobstore-key!``: delete ``/blobstore/<key>``."""
         self.backend.delete(paths.blobstore_path(key))
+        self._written(paths.blobstore_path(key))
 
     def remove_key_version(self, key):
         """Port of ``remove-key-version!``: delete ``/blobstoremaxkeysequencenumber/<key>``."""

@@ -10,6 +10,7 @@ Cluster state and blobs are read in a thread (``run_blocking``): the reactor nev
 An unknown id answers ``NotAliveException(id)``, as Storm does.
 """
 
+import copy
 import json
 import time
 
@@ -229,7 +230,8 @@ class QueriesHandler:
     def _nimbus_summaries(self, now):
         leader = self.leadership.leader()
         summaries = []
-        for summary in self.state.nimbuses():
+        for stored in self.state.nimbuses():
+            summary = copy.copy(stored)  # the read cache shares what it decoded
             # /nimbuses holds the start time in uptime_secs; readers turn it into an uptime.
             summary.uptime_secs = max(0, int(now) - summary.uptime_secs)
             summary.isLeader = leader == "%s:%s" % (summary.host, summary.port)
