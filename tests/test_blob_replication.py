@@ -263,3 +263,45 @@ def test_a_new_leader_without_the_blobs_queues_again_after_the_sync_period_in_2x
     wait_until(lambda: logged(second, "queued for leader lock"), 30, "it to queue again")
     wait_until(lambda: me in latch_ids(state) or log_count(second, GAVE_UP) > 1, 30, "it to be back in /leader-lock or to have given up again")
     assert leader_port(second) != second.port
+
+
+def put_blob(nimbus, key, data, update=False):
+    """Create (or update) a user blob as Storm's client does, then register its state."""
+    from pynimbus.generated.storm.ttypes import SettableBlobMeta
+    session = (nimbus.beginUpdateBlob(key) if update
+               else nimbus.beginCreateBlob(key, SettableBlobMeta(acl=[])))
+    nimbus.uploadBlobChunk(session, data)
+    nimbus.finishBlobUpload(session)
+    nimbus.createStateInZookeeper(key)
+
+
+def blob_on(proc, key):
+    """The blob's bytes as the nimbus serves them, or None when it does not hold it."""
+    with client(proc) as nimbus:
+        try:
+            return download(nimbus, key)
+        except KeyNotFoundException:
+            return None
+
+
+def test_follower_follows_the_leaders_updates_and_deletions(start_nimbus, wait_until):
+    """A user blob created, updated, then deleted on the leader is created, updated and
+    deleted on the follower within the sync period."""
+    first = start_nimbus("a")
+    wait_until(lambda: leader_port(first) == first.port, 30, "the first nimbus to lead")
+    second = start_nimbus("b")
+    with client(first) as nimbus:
+        put_blob(nimbus, "user-blob", b"version one")
+    wait_until(lambda: blob_on(second, "user-blob") == b"version one", 30, "the copy")
+    with client(first) as nimbus:
+        put_blob(nimbus, "user-blob", b"version two", update=True)
+    wait_until(lambda: blob_on(second, "user-blob") == b"version two", 30, "the update")
+
+    def replication():
+        with client(first) as nimbus:
+            return nimbus.getBlobReplication("user-blob")
+
+    wait_until(lambda: replication() == 2, 30, "the updated copy to be registered")
+    with client(first) as nimbus:
+        nimbus.deleteBlob("user-blob")
+    wait_until(lambda: blob_on(second, "user-blob") is None, 30, "the deletion")
