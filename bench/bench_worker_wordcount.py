@@ -53,6 +53,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
+from bench_real_supervisor import poll  # noqa: E402
 from compat import real_storm  # noqa: E402
 from compat.oracle import maven  # noqa: E402
 from compat.oracle.targets import pynimbus_target  # noqa: E402
@@ -89,14 +90,7 @@ Figures = collections.namedtuple(
 
 def wait_for(predicate, what, timeout=DEADLINE_SECS, interval=0.02):
     """Poll ``predicate`` until it returns something truthy (returned), or raise."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise RuntimeError("timed out after %.0f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
+    return poll(predicate, what, timeout, interval)
 
 
 def file_size(path):
