@@ -243,3 +243,26 @@ def test_the_scheduler_setting_names_an_unknown_value():
     with pytest.raises(ConfigError) as e:
         read_storm_config(options=["pynimbus.scheduler=round-robin"])
     assert '"round-robin"' in str(e.value) and "default, jstorm" in str(e.value)
+
+
+def test_a_topology_master_asking_for_its_own_worker_gets_one():
+    """``topology.master.single.worker: true``: the ``__topology_master`` executor alone in a
+    worker, the other four workers holding the rest, as the port places the case."""
+    sim = jstorm_sim()
+    executors = dict(WORD_COUNT)
+    executors[(12, 12)] = "__topology_master"
+    sim.topologies["wc-1-1"] = TopologyDetails(
+        "wc-1-1", {"topology.name": "wc", "topology.master.single.worker": True}, 4,
+        executor_to_component=executors, owner="alice",
+        raw_topology=raw_topology_of(word_count_topology()))
+    sim.mk_assignments()
+    slots = sim.slots("wc-1-1")
+    assert len(slots) == 5
+    assert [(12, 12)] in slots.values()
+    case = jstorm_case(sim)
+    case["storm_conf"].update({"topology.master.single.worker": True})
+    case["task_to_component"]["12"] = "__topology_master"
+    case["topology_master_task_id"] = 12
+    expected = place_case(case)
+    assert sorted((WorkerSlot(w["node_id"], w["port"]), [(t, t) for t in w["tasks"]])
+                  for w in expected) == sorted(slots.items())
