@@ -41,10 +41,13 @@ def _call(proc, method, **kwargs):
         return client.call(method, **kwargs)
 
 
-def test_both_nimbuses_register_and_exactly_one_leads(two_nimbuses):
+def test_both_nimbuses_register_and_exactly_one_leads(two_nimbuses, wait_until):
     """Each nimbus lists both under /nimbuses and both agree on one leader, the first."""
     first, second = two_nimbuses
     for proc in two_nimbuses:
+        # the first reads /nimbuses from its watch-kept cache: the second's entry comes soon
+        wait_until(lambda: len(_call(proc, "getClusterInfo").nimbuses) == 2, 10,
+                   "both nimbuses in the answer")
         info = _call(proc, "getClusterInfo")
         assert sorted(n.port for n in info.nimbuses) == sorted([first.port, second.port])
         assert [n.port for n in info.nimbuses if n.isLeader] == [first.port]
