@@ -1,0 +1,241 @@
+"""In-process streamparse components (pynimbus.worker.inprocess) without a worker process: the
+runner's command read, what falls back to a subprocess, and pystorm classes driven by the
+ShellBolt/ShellSpout executors on a ``task.Clock``."""
+# test-case-name: tests.test_worker_inprocess
+
+import itertools
+import textwrap
+
+import pytest
+from twisted.internet import task
+
+from worker_topologies import common
+from pynimbus.generated.storm.ttypes import (
+    Bolt, ComponentObject, GlobalStreamId, Grouping, NullStruct, ShellComponent, SpoutSpec,
+    StormTopology)
+from pynimbus.worker import executor, inprocess, stats
+from pynimbus.worker.message_id import UNANCHORED
+
+COMPONENTS = '''
+    import collections
+
+    from pystorm import Bolt, Spout
+    from pystorm.bolt import BatchingBolt
+
+    SEEN = collections.defaultdict(list)
+
+
+    class SplitBolt(Bolt):
+        def initialize(self, conf, context):
+            SEEN["initialize"].append((conf, context))
+
+        def process(self, tup):
+            SEEN["process"].append(tup)
+            for word in tup.values.sentence.split():
+                self.emit([word, tup.values.extra])
+
+        def process_tick(self, tup):
+            self.emit(["tick", tup.values[0]])
+
+
+    class RaisingBolt(Bolt):
+        def process(self, tup):
+            raise ValueError("cannot take %r" % (tup.values,))
+
+
+    class EndlessSpout(Spout):
+        def initialize(self, conf, context):
+            self.n = 0
+
+        def next_tuple(self):
+            self.emit([self.n], tup_id=self.n)
+            self.n += 1
+
+
+    class Batching(BatchingBolt):
+        pass
+
+
+    class NotAComponent(object):
+        pass
+'''
+
+
+@pytest.fixture
+def resources(tmp_path, monkeypatch):
+    """A resources dir with ``inproc_components`` and a module that raises on import; both
+    forgotten after the test."""
+    (tmp_path / "inproc_components.py").write_text(textwrap.dedent(COMPONENTS))
+    (tmp_path / "inproc_broken.py").write_text("raise ImportError('no such thing')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "inproc_components", raising=False)
+    yield str(tmp_path)
+    for name in ("inproc_components", "inproc_broken"):
+        __import__("sys").modules.pop(name, None)
+
+
+def runner(target):
+    return ComponentObject(shell=ShellComponent("streamparse_run", "-s json " + target))
+
+
+def topology():
+    return StormTopology(
+        spouts={"sentences": SpoutSpec(runner("inproc_components.EndlessSpout"),
+                                       common({}, ["sentence", "extra"], 1))},
+        bolts={"split": Bolt(runner("inproc_components.SplitBolt"), common(
+            {GlobalStreamId("sentences", "default"): Grouping(shuffle=NullStruct())},
+            ["word", "extra"], 1))},
+        state_spouts={})
+
+
+TASK_TO_COMPONENT = {1: "sentences", 2: "split"}
+
+
+class Worker:
+    """What an executor reads from its worker, recording transfers, errors and deaths."""
+
+    def __init__(self, has_ackers=False, **conf):
+        self.clock = task.Clock()
+        self.transferred, self.errors, self.deaths = [], [], []
+        self.conf = dict({"topology.name": "inproc"}, **conf)
+        fields = dict.fromkeys(executor.WorkerContext._fields)
+        fields.update(
+            reactor=self.clock, compat="1.x", storm_conf=self.conf, has_ackers=has_ackers,
+            generate_id=itertools.count(1).__next__, now_ms=lambda: int(self.clock.seconds() * 1000),
+            throttled=lambda: False, room_again=lambda: None, user_topology=topology(),
+            task_to_component=TASK_TO_COMPONENT,
+            transfer=lambda *args: self.transferred.append(args),
+            report_error=lambda component_id, text: self.errors.append((component_id, text)))
+        self.context = executor.WorkerContext(**fields)
+
+    def executor(self, is_spout, component_id, task_id, component_class):
+        kind = "spout" if is_spout else "bolt"
+        grouper = {"default": {"next": lambda task_id, values, load: [9]}}
+        args = (self.context, component_id, [task_id], grouper, self.conf,
+                stats.ExecutorStatsCollector(kind, self.clock.seconds))
+        return inprocess.mk_shell_executor(
+            args, is_spout, component_class, command=None, env=None,
+            on_child_died=lambda component_id, message: self.deaths.append(message))
+
+
+def imported(resources, target, is_spout=False):
+    return inprocess.import_component_class(resources, target, is_spout)
+
+
+def started_bolt(resources, worker, class_name):
+    component_class, _why_not = imported(resources, "inproc_components." + class_name)
+    bolt = worker.executor(False, "split", 2, component_class)
+    assert bolt.launch_children().called
+    return bolt
+
+
+@pytest.mark.parametrize("argv, target", [
+    (["streamparse_run", "-s json bolts.wordcount.WordCountBolt"],
+     "bolts.wordcount.WordCountBolt"),
+    (["/venv/bin/streamparse_run", "spouts.words.WordSpout"], "spouts.words.WordSpout"),
+    (["streamparse_run", "--serializer", "msgpack", "a.B"], "a.B"),
+    (["python", "splitsentence.py"], None),
+    (["streamparse_run", "--debug a.B"], None),
+    (["streamparse_run", "-s json"], None),
+    (["streamparse_run", "NoModule"], None),
+    (["streamparse_run", "a.B c.D"], None),
+])
+def test_the_runners_target_is_read_from_its_argv(argv, target):
+    """``streamparse_run [-s SERIALIZER] module.Class``, split on spaces as the runner does;
+    anything else is no target (the subprocess runs it)."""
+    assert inprocess.streamparse_target(argv) == target
+
+
+def test_only_an_importable_pystorm_class_of_the_components_kind_runs_in_process(resources):
+    """A module that does not import, a missing class, a class of the other kind, no pystorm
+    class, or a BatchingBolt (which emits from its own thread) are refused with the reason."""
+    cls, why_not = imported(resources, "inproc_components.SplitBolt")
+    assert cls.__name__ == "SplitBolt" and why_not is None
+    for target, is_spout, reason in [
+            ("inproc_broken.Bolt", False, "does not import: ImportError: no such thing"),
+            ("inproc_components.Missing", False, "does not import: AttributeError"),
+            ("inproc_components.SplitBolt", True, "is not a pystorm Spout"),
+            ("inproc_components.NotAComponent", False, "is not a pystorm Bolt"),
+            ("inproc_components.Batching", False, "is a BatchingBolt")]:
+        cls, why_not = imported(resources, target, is_spout)
+        assert cls is None and reason in why_not
+
+
+def test_pynimbus_worker_inprocess_false_leaves_every_component_to_its_subprocess(resources):
+    commands = {"split": (["streamparse_run", "inproc_components.SplitBolt"], False),
+                "py": (["python", "split.py"], False)}
+    assert set(inprocess.inprocess_component_classes({}, commands, resources, {})) == {"split"}
+    for off in (False, "false"):
+        assert inprocess.inprocess_component_classes(
+            {"pynimbus.worker.inprocess": off}, commands, resources, {}) == {}
+
+
+def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python_objects(
+        resources):
+    """initialize sees the JSON forms a child would read; a tuple reaches ``process`` as
+    pystorm's namedtuple of the source's fields, each emit is routed with the emitted objects
+    (not a JSON copy: a set stays a set), and pystorm's auto-ack finishes the input."""
+    from inproc_components import SEEN
+    worker = Worker(**{"some.tuple": (1, 2)})
+    bolt = started_bolt(resources, worker, "SplitBolt")
+    [(conf, context)] = SEEN["initialize"]
+    assert conf["some.tuple"] == [1, 2] and context["taskid"] == 2
+    assert context["componentid"] == "split"
+    extra = {"a", "set"}
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["the cow", extra], UNANCHORED),
+                 2)
+    [tup] = SEEN["process"]
+    assert tup.values.sentence == "the cow" and tup.task == 1
+    assert [(dest, source, stream, values) for dest, source, stream, _id, values
+            in worker.transferred] == [(9, 2, "default", ["the", extra]),
+                                       (9, 2, "default", ["cow", extra])]
+    assert worker.transferred[0][4][1] is extra
+    assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
+
+
+def test_a_tick_reaches_process_tick(resources):
+    worker = Worker(**{"topology.tick.tuple.freq.secs": 5})
+    bolt = started_bolt(resources, worker, "SplitBolt")
+    bolt.start()
+    worker.clock.advance(5)
+    bolt.stop()
+    assert [values for *_, values in worker.transferred] == [["tick", 5]]
+
+
+def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resources):
+    """pystorm's report (an error with the exception) goes to the worker's report, then the
+    component dies: the worker is told, with the traceback; nothing reaches it after."""
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "RaisingBolt")
+    for n in range(2):
+        bolt.receive(executor.TupleImpl(1, "sentences", "default", [n, 0], UNANCHORED), 2)
+    [(component_id, error)] = worker.errors
+    assert component_id == "split" and "Python ValueError raised" in error
+    assert "cannot take SentencesDefaultTuple(sentence=0, extra=0)" in error
+    [death] = worker.deaths
+    assert "raised in process" in death and "ValueError: cannot take" in death
+
+
+@pytest.mark.parametrize("max_pending, per_turn", [(250, [100, 100, 50]), (100, [100])])
+def test_a_spout_in_process_emits_in_batches_up_to_max_spout_pending(
+        resources, max_pending, per_turn):
+    """``next_tuple`` runs at most NEXT_TUPLE_BATCH times per reactor turn, and never past
+    ``topology.max.spout.pending`` trees in flight (none is acked here)."""
+    worker = Worker(has_ackers=True, **{"topology.max.spout.pending": max_pending})
+    component_class, _ = imported(resources, "inproc_components.EndlessSpout", True)
+    spout = worker.executor(True, "sentences", 1, component_class)
+    emitted = []
+    next_tuples = spout._next_tuples
+
+    def counted_turn():
+        before = len(worker.transferred)
+        next_tuples()
+        emitted.append(len(worker.transferred) - before)
+    spout._next_tuples = counted_turn
+    assert spout.launch_children().called
+    spout.children_ready()
+    spout.set_active(True)
+    worker.clock.advance(0)
+    worker.clock.advance(1)
+    assert [n for n in emitted if n] == per_turn
+    assert len(worker.transferred) == max_pending and not worker.clock.getDelayedCalls()
