@@ -282,6 +282,14 @@ class Monitor:
                 new_assignments, supervisors)
         return written, pushes
 
+    def sched_status_of(self, storm_id):
+        """1.2.4's ``id->sched-status`` entry of a topology: why the scheduler refused it last
+        round (JStorm's message), or None.  Read from any thread: the map is replaced, never
+        changed.  Unlike Storm, which keeps a status until a scheduler sets another, it goes
+        once the topology is placed."""
+        error = self.scheduling_errors.get(storm_id)
+        return error.message if error is not None else None
+
     def _report_scheduling_errors(self, errors, topologies):
         """File each new or changed scheduling error among the topology's errors
         (``report-error``, under the component the error names) and log it; log a topology

@@ -272,12 +272,14 @@ class NimbusDaemon:
                                   clock=self.clock, is_leader=self.is_leader)
         return [QueriesHandler(self.conf, self.state, self, self.started_at,
                                blob_store=self.blob_store, clock=self.clock,
-                               resources=self.monitor.resources),
+                               resources=self.monitor.resources,
+                               sched_status=self.monitor.sched_status_of),
                 SubmissionHandler(self.conf, self),
                 LifecycleHandler(self.conf, self, self.transitions),
                 AdminHandler(self.conf, self),
                 PagesHandler(self.conf, self.state, self.blob_store, clock=self.clock,
-                             resources=self.monitor.resources),
+                             resources=self.monitor.resources,
+                             sched_status=self.monitor.sched_status_of),
                 HeartbeatsHandler(self.conf, self),
                 self.files, self.blobs]
 

@@ -124,12 +124,21 @@ def topology_errors(cluster, storm_id):
     return dict((c, [e.error for e in errors]) for c, errors in info.errors.items() if errors)
 
 
+def sched_statuses(cluster, storm_id):
+    """``sched_status`` of getTopologyInfo, the getClusterInfo summary and the UI's page."""
+    [summary] = [t for t in cluster.call("getClusterInfo").topologies if t.id == storm_id]
+    return [cluster.call("getTopologyInfo", id=storm_id).sched_status, summary.sched_status,
+            cluster.call("getTopologyPageInfo", id=storm_id, window=":all-time",
+                         is_include_sys=False).sched_status]
+
+
 def test_a_topology_jstorm_cannot_place_shows_why_until_the_cluster_can_hold_it(
         make_jstorm_cluster):
     """Four workers asked, two slots: JStorm's message in getTopologyInfo's errors (under the
     topology's first component: it has no acker and no topology master) and in the log, once
-    per change, not every monitor round; a new supervisor changes the message; one more makes
-    room and the topology is placed."""
+    per change, not every monitor round, and as the scheduler status of the summaries and the
+    UI's page; a new supervisor changes the message; one more makes room and the topology is
+    placed (the status clears)."""
     cluster = make_jstorm_cluster(supervisors=1, ports_per_supervisor=2)
     cluster.submit("wc", {"topology.workers": 4}, word_count())
     storm_id = cluster.storm_id("wc")
@@ -146,9 +155,12 @@ def test_a_topology_jstorm_cannot_place_shows_why_until_the_cluster_can_hold_it(
     cluster.wait_for(lambda: len(topology_errors(cluster, storm_id).get("count", ())) == 2,
                      "the changed scheduling error")
     assert topology_errors(cluster, storm_id) == {"count": [second, first]}
+    assert sched_statuses(cluster, storm_id) == [second] * 3
     cluster.add_supervisor(2)
     placed = slots(cluster.assignment("wc"))
     assert len(placed) == 4
+    cluster.wait_for(lambda: sched_statuses(cluster, storm_id) == [None] * 3,
+                     "the scheduler status to clear")
     with open(cluster.process.log_path) as log:
         refusals = [line for line in log if "Failed to assign topology " + storm_id in line]
     assert len(refusals) == 2 and first in refusals[0] and second in refusals[1]

@@ -33,7 +33,8 @@ topology figures (2.8.8 does only with the ResourceAwareScheduler).
 Lists come in upstream's order (:mod:`pynimbus.clojure_port.page_order`).  The pages read
 executor heartbeats from ``/workerbeats``, as 2.8.8 does; 1.2.4 reads them from nimbus's
 heartbeat cache, which each monitor round refreshes, so its figures may lag ours by up to a
-round.  Not ported: scheduler status (``sched_status`` is never set).
+round.  ``sched_status`` is what the scheduler said of a topology it could not place (1.2.4's
+``id->sched-status``; only ``pynimbus.scheduler: jstorm`` says anything).
 """
 
 import collections
@@ -129,8 +130,10 @@ class PagesHandler:
     topology_resources = None
 
     def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
-                 clock=time.time, resources=None):
+                 clock=time.time, resources=None, sched_status=None):
         self.conf = conf
+        # storm id -> the scheduler's status of it (the monitor's), or None
+        self.sched_status = sched_status or (lambda storm_id: None)
         self.state = cluster_state
         self.blob_store = blob_store
         self.run_blocking = run_blocking
@@ -210,6 +213,7 @@ class PagesHandler:
                 page.storm_version = info.user_topology.storm_version
             if getattr(base, "topology_version", None):
                 page.topology_version = base.topology_version
+        page.sched_status = self.sched_status(storm_id)
         return page
 
     def _add_resources(self, page, info, include_sys):

@@ -123,8 +123,11 @@ class QueriesHandler:
     authorization = ALLOW_ALL  # the daemon sets the configured one
 
     def __init__(self, conf, cluster_state, leadership, started_at, blob_store=None,
-                 run_blocking=deferToThread, clock=time.time, resources=None):
+                 run_blocking=deferToThread, clock=time.time, resources=None,
+                 sched_status=None):
         self.conf = conf
+        # storm id -> the scheduler's status of it (the monitor's), or None
+        self.sched_status = sched_status or (lambda storm_id: None)
         # the monitor's ResourceBook (1.x bookkeeping); None: figures computed on demand only
         self.resources = resources
         self.state = cluster_state
@@ -160,6 +163,7 @@ class QueriesHandler:
         set_resources(summary, self.resources_for_topology(storm_id, base, assignment),
                       self.compat)
         summary.replication_count = self._replication_count(storm_id)
+        summary.sched_status = self.sched_status(storm_id)
         if self.compat == "2.x" and self.blob_store is not None:
             version = self._storm_version(storm_id)
             if version:
@@ -358,6 +362,7 @@ class QueriesHandler:
             set_resources(info, self.resources_for_topology(storm_id, base, assignment),
                           self.compat)
         info.replication_count = self._replication_count(storm_id)
+        info.sched_status = self.sched_status(storm_id)
         return info
 
     def _supervisor_assignments(self, node):
