@@ -49,13 +49,18 @@ def test_no_master_without_the_key_or_without_the_jstorm_scheduler():
 
 
 def test_the_stored_conf_carries_the_scheduler_only_for_a_topology_asking_for_a_master():
-    """The submission stamps ``pynimbus.scheduler: jstorm`` so every reader of the stored conf
-    builds the same system topology; other confs are left as they are."""
+    """The submission stamps Nimbus's ``pynimbus.scheduler`` so every reader of the stored
+    conf builds the same system topology (a topology conf naming jstorm itself does not get a
+    master from a default Nimbus); other confs are left as they are."""
     asked = {"topology.master.single.worker": True}
     assert stamp_scheduler(asked, {"pynimbus.scheduler": "jstorm"}) == dict(
         asked, **{"pynimbus.scheduler": "jstorm"})
-    assert stamp_scheduler(asked, {"pynimbus.scheduler": "default"}) is asked
-    assert stamp_scheduler({}, {"pynimbus.scheduler": "jstorm"}) == {}
+    claimed = dict(asked, **{"pynimbus.scheduler": "jstorm"})
+    assert stamp_scheduler(claimed, {"pynimbus.scheduler": "default"}) == dict(
+        asked, **{"pynimbus.scheduler": "default"})
+    assert stamp_scheduler(claimed, {}) == dict(asked, **{"pynimbus.scheduler": "default"})
+    unasked = {"pynimbus.scheduler": "jstorm"}
+    assert stamp_scheduler(unasked, {"pynimbus.scheduler": "jstorm"}) is unasked
 
 
 def test_nimbus_reads_the_masters_record_for_every_executor_it_lists(state):  # noqa: F811

@@ -8,6 +8,9 @@ values out: no I/O, no Twisted, no ZooKeeper.
 
 :mod:`.storm_scheduler` runs it as mk-assignments' scheduler under ``pynimbus.scheduler:
 jstorm`` (how Storm's rounds map onto JStorm's NEW, REBALANCE and MONITOR is said there);
+:mod:`.topology_master` says when a topology has JStorm's ``__topology_master`` (it sets
+``topology.master.single.worker``), which the Python worker runs as the receiver of the
+topology's heartbeats (:mod:`pynimbus.worker.topology_master`, the cluster-state record);
 :mod:`.case_json` is one placement problem as JSON, shared with the JStorm oracle of the tests.
 
 Unit of placement.  JStorm places *tasks*, one per executor thread; Storm places *executors*

@@ -34,14 +34,12 @@ def asks_for_topology_master(conf):
 
 
 def stamp_scheduler(storm_conf, nimbus_conf):
-    """The stored conf of a submitted topology: under ``pynimbus.scheduler: jstorm``, one that
-    sets ``topology.master.single.worker`` carries ``pynimbus.scheduler: jstorm`` too (a new
-    dict); any other is returned as it is."""
-    if nimbus_conf.get(SCHEDULER_KEY) != JSTORM:
-        return storm_conf
+    """The stored conf of a submitted topology: one that sets ``topology.master.single.worker``
+    carries Nimbus's ``pynimbus.scheduler`` (a new dict; whatever the topology conf said of it,
+    so only Nimbus's choice adds a master); any other is returned as it is."""
     if storm_conf.get(config_extension.TOPOLOGY_MASTER_SINGLE_WORKER) is None:
         return storm_conf
-    return dict(storm_conf, **{SCHEDULER_KEY: JSTORM})
+    return dict(storm_conf, **{SCHEDULER_KEY: nimbus_conf.get(SCHEDULER_KEY, "default")})
 
 
 def topology_master_input_streams(component_ids):
