@@ -243,8 +243,15 @@ def supervisor_order_1x(supervisor_ids):
 
 def port_order_1x(ports):
     """Order of one supervisor's available ports in 1.2.4 (item 2 of the module docstring)."""
+    return list(_port_order_1x(tuple(ports)))
+
+
+# Supervisors mostly list the same few port sets, and a mk-assignments round orders the ports
+# of every supervisor: hashing them again each time was most of a round at 1,000 supervisors.
+@functools.lru_cache(maxsize=4096)
+def _port_order_1x(ports):
     clj = clojure_set_order(ports, murmur3_hash_long)
-    return java_hash_map_order(clj, integer_hash)
+    return tuple(java_hash_map_order(clj, integer_hash))
 
 
 def node_group_order_1x(nodes_in_first_appearance_order):
