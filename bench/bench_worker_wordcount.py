@@ -250,6 +250,9 @@ def spout_stats(client, storm_id):
 def topology_conf(num_workers, serializer, output, acked):
     conf = {"topology.workers": num_workers, "topology.stats.sample.rate": 1.0,
             "topology.max.spout.pending": MAX_SPOUT_PENDING,
+            # multilang children on both sides (the scripts are no streamparse_run commands,
+            # which a Python worker could run in process; Storm ignores the key)
+            "pynimbus.worker.inprocess": False,
             "topology.environment": {"WORDCOUNT_OUTPUT": output, "WORDCOUNT_ACKED": acked,
                                      "MULTILANG_TEST_SERIALIZER": serializer}}
     if serializer == "msgpack":
