@@ -236,10 +236,10 @@ class NimbusDaemon:
         self.blobs.nimbus_host_port = self.participant_id
         yield deferToThread(self._register)
         yield self.blobs.setup_blobstore()
-        self.blob_sync = BlobSync(
-            self.conf, self.reactor,
-            BlobSynchronizer(self.blob_store, self.state, self.participant_id),
-            self.is_leader, backend=self.state.backend)
+        synchronizer = BlobSynchronizer(self.blob_store, self.state, self.participant_id)
+        self.blobs.synchronizer = synchronizer
+        self.blob_sync = BlobSync(self.conf, self.reactor, synchronizer, self.is_leader,
+                                  backend=self.state.backend)
         self._start_timers()
         self.blob_sync.start()
         self.port.startReading()

@@ -152,3 +152,22 @@ def test_an_unreachable_holder_is_logged_and_retried_later(
     assert synchronizer.sync_blobs().to_download == ["k"]
     assert follower_store.list_keys() == []
     assert "Could not copy blob k from nimbus %s" % LEADER in caplog.text
+
+
+def test_a_read_of_a_listed_key_this_nimbus_lacks_copies_it_first(
+        leader, follower_store, state, synchronizer, clock):
+    """getBlobMeta, beginBlobDownload and getBlobReplication on a nimbus that has not synced a
+    key yet copy it from its holder first (LocalFsBlobStore.checkForBlobOrDownload); a key
+    /blobstore does not list stays unknown."""
+    from pynimbus.generated.storm.ttypes import KeyNotFoundException
+    follower = BlobsHandler({}, follower_store, state, FOLLOWER, run_blocking=run_now,
+                            clock=clock)
+    follower.synchronizer = synchronizer
+    put(leader, "k", b"held by the leader")
+    assert follower.getBlobMeta("k").settable == leader.getBlobMeta("k").settable
+    assert follower_store.read_blob("k") == b"held by the leader"
+    assert follower.getBlobReplication("k") == 2
+    put(leader, "j", b"another")
+    assert follower.beginBlobDownload("j").data_size == len(b"another")
+    with pytest.raises(KeyNotFoundException):
+        follower.getBlobMeta("nobody-has-it")

@@ -40,7 +40,7 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import (
     UnknownSessionError, UploadTooLargeError, as_application_error, storm_errors)
-from pynimbus.blobstore.keys import validate_key
+from pynimbus.blobstore.keys import is_valid_key, validate_key
 from pynimbus.blobstore.sequence import key_sequence_number
 from pynimbus.blobstore.sessions import DownloadSessions, SessionMap, new_session_id
 from pynimbus.config import upload_max_bytes
@@ -98,6 +98,8 @@ class BlobsHandler:
                     " was idle too long, or never began; call beginBlobDownload again")
         self._listers = SessionMap(expiration, clock)
         self._sequence_lock = threading.Lock()
+        # the daemon's BlobSynchronizer: reads of a key this nimbus lacks copy it first
+        self.synchronizer = None
 
     # -- Thrift methods: uploads -------------------------------------------------------------
 
@@ -135,7 +137,7 @@ class BlobsHandler:
         """:raises AuthorizationException: invalid key.
         :raises KeyNotFoundException: no such blob.
         """
-        return self.run_blocking(self.store.get_blob_meta, key)
+        return self.run_blocking(self._get_blob_meta, key)
 
     def setBlobMeta(self, key, meta):
         """:raises AuthorizationException: invalid key, or a user named twice in the ACL.
@@ -278,8 +280,22 @@ class BlobsHandler:
         writer.cancel()
         log.info("Canceled uploading blob for session %s", session)
 
+    def _check_for_blob_or_download(self, key):
+        """Port of ``LocalFsBlobStore.checkForBlobOrDownload``: a valid key this nimbus does not
+        hold but ``/blobstore`` lists (its holders have not been synced from yet) is copied
+        from one of them before it is read."""
+        if self.synchronizer is None or not is_valid_key(key) or self.store.has_blob(key):
+            return
+        if self.state.blobstore_info(key):
+            self.synchronizer.copy_blob(key)
+
+    def _get_blob_meta(self, key):
+        self._check_for_blob_or_download(key)
+        return self.store.get_blob_meta(key)
+
     @storm_errors
     def _begin_blob_download(self, key):
+        self._check_for_blob_or_download(key)
         reader = self.store.get_blob(key)
         session = self._downloads.begin(reader)
         log.info("Created download session for %s with id %s", key, session)
@@ -330,6 +346,7 @@ class BlobsHandler:
         return len(self.state.blobstore_info(key) or ())
 
     def _get_blob_replication(self, key):
+        self._check_for_blob_or_download(key)
         self.store.get_blob_replication(key)
         return self._replication(key)
 
