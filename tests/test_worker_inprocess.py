@@ -239,3 +239,33 @@ def test_a_spout_in_process_emits_in_batches_up_to_max_spout_pending(
     worker.clock.advance(1)
     assert [n for n in emitted if n] == per_turn
     assert len(worker.transferred) == max_pending and not worker.clock.getDelayedCalls()
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("bolt", {"command": "emit", "tuple": ["a", 1], "anchors": ["3"], "need_task_ids": False}),
+    ("bolt", {"command": "emit", "tuple": ("a",), "stream": "s", "task": 4}),
+    ("bolt", {"command": "emit", "tuple": ["a"], "anchors": [], "task": 0}),
+    ("bolt", {"command": "ack", "id": "3"}),
+    ("bolt", {"command": "fail", "id": "3"}),
+    ("bolt", {"command": "sync"}),
+    ("spout", {"command": "emit", "tuple": ["a"], "id": 7, "need_task_ids": False}),
+    ("spout", {"command": "sync"}),
+])
+def test_pystorms_messages_become_the_actions_the_checked_path_gives(kind, message):
+    """The unchecked reading of pystorm's emit, ack, fail and sync gives what shell_msg and
+    bolt_action/spout_action give for the same message sent by a child."""
+    from pynimbus.worker.multilang import shell_msg
+    to_action = shell_msg.bolt_action if kind == "bolt" else shell_msg.spout_action
+    checked = dict(message, tuple=list(message["tuple"])) if "tuple" in message else message
+    assert inprocess.pystorm_action(message, kind) == to_action(shell_msg.shell_msg(checked))
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("bolt", {"command": "emit", "tuple": "not a list"}),
+    ("bolt", {"command": "emit", "tuple": ["a"], "anchors": [3]}),
+    ("bolt", {"command": "ack", "id": 3}),
+    ("spout", {"command": "ack", "id": 3}),
+    ("bolt", {"command": "log", "msg": "hi", "level": 2}),
+])
+def test_anything_else_takes_the_checked_path(kind, message):
+    assert inprocess.pystorm_action(message, kind) is None

@@ -45,8 +45,8 @@ from twisted.internet import defer
 from pynimbus.worker.executor import (
     SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
 from pynimbus.worker.multilang.shell_msg import (
-    MultilangProtocolError, ShellLog, bolt_action, bolt_msg, shell_log_level_name, shell_msg,
-    spout_action, spout_msg)
+    DEFAULT_STREAM_ID, Ack, Emit, Fail, MultilangProtocolError, ShellLog, Sync, bolt_action,
+    bolt_msg, shell_log_level_name, shell_msg, spout_action, spout_msg)
 from pynimbus.worker.multilang.shell_process import BOLT, SPOUT
 from pynimbus.worker.multilang.topology_context import topology_context_json
 from pynimbus.worker.pystorm_host import has_a_message, make_component, setup_component
@@ -153,6 +153,42 @@ def mk_shell_executor(args, is_spout, component_class, **kwargs):
     return cls(*args, component_class=component_class, **kwargs)
 
 
+_SYNC = Sync()
+
+
+def pystorm_action(message, kind):
+    """The action of an emit, ack, fail or sync as pystorm builds them, without the checks a
+    child's bytes need (``shell_msg``): the same action ``bolt_action``/``spout_action`` give.
+    None for any other command, or for a field not of the type pystorm gives it: those take
+    the checked path."""
+    command = message.get("command")
+    if command == "emit":
+        stream = message.get("stream", DEFAULT_STREAM_ID)
+        values = message.get("tuple")
+        direct_task = message.get("task")
+        need_task_ids = message.get("need_task_ids")
+        if not (stream.__class__ is str and values.__class__ in (list, tuple)
+                and (direct_task is None or direct_task.__class__ is int)
+                and (need_task_ids is None or need_task_ids.__class__ is bool)):
+            return None
+        if kind == BOLT:
+            anchors = message.get("anchors") or ()
+            if not (anchors.__class__ is list and all(a.__class__ is str for a in anchors)
+                    or anchors == ()):
+                return None
+            anchors, message_id = tuple(anchors), None
+        else:
+            anchors, message_id = (), message.get("id")
+        # the receivers' values must not change when the emitter reuses its list
+        return Emit(stream, list(values), anchors, direct_task or None,
+                    need_task_ids is not False, message_id)
+    if command == "sync":
+        return _SYNC
+    if kind == BOLT and command in ("ack", "fail") and message.get("id").__class__ is str:
+        return Ack(message["id"]) if command == "ack" else Fail(message["id"])
+    return None
+
+
 def handshake_value(value):
     """``value`` as a child reads it from the JSON handshake (a fresh copy, JSON's types)."""
     return json.loads(json.dumps(value, default=str))
@@ -170,6 +206,7 @@ class InProcessComponent(object):
         self.component_id = component_id
         self.pid = os.getpid()
         self.ended = defer.succeed(None)
+        self._kind = kind
         self._to_action = bolt_action if kind == BOLT else spout_action
         self._on_action = on_action
         self._on_died = on_died
@@ -241,10 +278,10 @@ class InProcessComponent(object):
     def _received(self, message):
         if self._dead:
             return
-        values = message.get("tuple")
-        if values is not None:
-            # the receiver's values must not change when the emitter reuses its list
-            message["tuple"] = list(values)
+        action = pystorm_action(message, self._kind)
+        if action is not None:
+            self._on_action(action)
+            return
         try:
             action = self._to_action(shell_msg(message))
         except MultilangProtocolError as e:
