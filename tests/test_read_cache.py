@@ -293,3 +293,20 @@ def test_cache_is_right_after_its_session_expires(own_zookeeper, tmp_path, wait_
     finally:
         for state in (cached, writer, plain):
             state.close()
+
+
+def test_children_come_in_the_stores_listing_order(cached_state, open_backend, wait_until):
+    """The cache lists children as the store does (ZooKeeper: its server's hash-set order,
+    which 1.x placement follows; embedded: by name), after creates and deletes by others."""
+    import random
+    other = StormClusterState(open_backend())
+    names = ["sup-%d" % n for n in range(40)]
+    random.Random(11).shuffle(names)
+    for name in names:
+        other.supervisor_heartbeat(name, supervisor_info(name))
+    for name in names[:7]:
+        other.backend.delete("/supervisors/" + name)
+    listed = other.backend.get_children("/supervisors")
+    wait_until(lambda: sorted(cached_state.supervisors()) == sorted(listed), SYNC_SECS,
+               "the supervisors in the cache")
+    assert cached_state.supervisors() == listed

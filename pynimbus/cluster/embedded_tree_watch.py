@@ -81,6 +81,10 @@ class EmbeddedTreeWatch(TreeWatch):
                 self.mirror.replace_tree(root, upserts)
             else:
                 self.mirror.apply(upserts=upserts, deletes=gone)
+            # the store lists children by name
+            for parent in {p.rsplit("/", 1)[0] for p in list(upserts) + gone}:
+                self.mirror.set_children_order(parent,
+                                               sorted(self.mirror.known_children(parent)))
 
     def _read_root(self, db, root):
         abs_root = self._root + root

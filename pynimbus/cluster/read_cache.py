@@ -44,6 +44,10 @@ def cached_subtree(path):
     return root if root in CACHED_SUBTREES else None
 
 
+def _depth(path):
+    return path.count("/")
+
+
 def depth_below(root, path):
     """How many levels ``path`` is below ``root`` (0 for the root itself)."""
     return 0 if path == root else path.count("/") - root.count("/")
@@ -71,7 +75,7 @@ class TreeMirror:
         with self._lock:
             for path in [p for p in self._data if p == root or p.startswith(root + "/")]:
                 self._forget(path)
-            for path in sorted(nodes, key=len):
+            for path in sorted(nodes, key=_depth):  # stable: siblings keep their order
                 self._put(path, nodes[path])
 
     def apply(self, upserts=(), deletes=()):
@@ -80,8 +84,19 @@ class TreeMirror:
         with self._lock:
             for path in deletes:
                 self._delete_subtree(path)
-            for path in sorted(upserts, key=len):
+            for path in sorted(upserts, key=_depth):
                 self._put(path, upserts[path])
+
+    def set_children_order(self, path, names):
+        """List ``path``'s children in the order of ``names`` (the store's listing order:
+        ZooKeeper's is its server's hash-set order, which Storm's placement follows)."""
+        with self._lock:
+            current = self._children.get(path)
+            if current is None:
+                return
+            ordered = dict.fromkeys(n for n in names if n in current)
+            ordered.update(current)  # any not in the listing keep their place after
+            self._children[path] = ordered
 
     def set_unavailable(self, reason):
         """From now on reads raise :class:`ConnectionLostError` with ``reason`` (None: serve)."""
@@ -92,10 +107,10 @@ class TreeMirror:
         if old is None or old != data:  # same bytes again keep their decoded value
             self._decoded.pop(path, None)
             self._data[path] = data
-        self._children.setdefault(path, set())
+        self._children.setdefault(path, {})
         parent = paths.parent_path(path)
         if parent in self._children or cached_subtree(parent):
-            self._children.setdefault(parent, set()).add(path.rsplit("/", 1)[1])
+            self._children.setdefault(parent, {})[path.rsplit("/", 1)[1]] = None
 
     def _forget(self, path):
         self._data.pop(path, None)
@@ -110,7 +125,7 @@ class TreeMirror:
             self._forget(current)
         siblings = self._children.get(paths.parent_path(path))
         if siblings is not None:
-            siblings.discard(path.rsplit("/", 1)[1])
+            siblings.pop(path.rsplit("/", 1)[1], None)
 
     def known_children(self, path):
         """The child names of ``path`` as mirrored, available or not (for the plumbing)."""
@@ -125,11 +140,11 @@ class TreeMirror:
             raise ConnectionLostError(reason)
 
     def children(self, path):
-        """The child names of ``path``, sorted as the embedded store lists them ([] when it
-        does not exist)."""
+        """The child names of ``path`` in the store's listing order ([] when it does not
+        exist)."""
         self._check_available()
         with self._lock:
-            return sorted(self._children.get(path, ()))
+            return list(self._children.get(path, ()))
 
     def data(self, path):
         """The bytes of ``path``, or None."""

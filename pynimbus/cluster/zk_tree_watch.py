@@ -106,7 +106,7 @@ class ZooKeeperTreeWatch(TreeWatch):
 
     def _resync(self):
         for root in self.subtrees:
-            upserts, _gone = self._load([root])
+            upserts, _gone = self._load([root])  # children in the server's listing order
             self.mirror.replace_tree(root, upserts)
 
     def _process(self, batch):
@@ -138,3 +138,6 @@ class ZooKeeperTreeWatch(TreeWatch):
             else:
                 upserts[path] = found[0] or b""
         self.mirror.apply(upserts=upserts, deletes=gone | vanished)
+        for path, names in listed.items():
+            if names is not None:
+                self.mirror.set_children_order(path, names)
