@@ -4,6 +4,7 @@ ShellBolt/ShellSpout executors on a ``task.Clock``."""
 # test-case-name: tests.test_worker_inprocess
 
 import itertools
+import sys
 import textwrap
 
 import pytest
@@ -35,6 +36,7 @@ COMPONENTS = '''
                 self.emit([word, tup.values.extra])
 
         def process_tick(self, tup):
+            self.logger.info("tick of %d s", tup.values[0])
             self.emit(["tick", tup.values[0]])
 
 
@@ -68,10 +70,10 @@ def resources(tmp_path, monkeypatch):
     (tmp_path / "inproc_components.py").write_text(textwrap.dedent(COMPONENTS))
     (tmp_path / "inproc_broken.py").write_text("raise ImportError('no such thing')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(__import__("sys").modules, "inproc_components", raising=False)
+    monkeypatch.delitem(sys.modules, "inproc_components", raising=False)
     yield str(tmp_path)
     for name in ("inproc_components", "inproc_broken"):
-        __import__("sys").modules.pop(name, None)
+        sys.modules.pop(name, None)
 
 
 def runner(target):
@@ -101,7 +103,8 @@ class Worker:
         fields = dict.fromkeys(executor.WorkerContext._fields)
         fields.update(
             reactor=self.clock, compat="1.x", storm_conf=self.conf, has_ackers=has_ackers,
-            generate_id=itertools.count(1).__next__, now_ms=lambda: int(self.clock.seconds() * 1000),
+            generate_id=itertools.count(1).__next__,
+            now_ms=lambda: int(self.clock.seconds() * 1000),
             throttled=lambda: False, room_again=lambda: None, user_topology=topology(),
             task_to_component=TASK_TO_COMPONENT,
             transfer=lambda *args: self.transferred.append(args),
@@ -193,13 +196,19 @@ def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
-def test_a_tick_reaches_process_tick(resources):
+def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, caplog):
+    """A tick tuple reaches ``process_tick``; what the component logs goes to the worker's
+    own log under ``pynimbus.shell.<component>``, not to the root logger's pystorm handler."""
+    import logging
     worker = Worker(**{"topology.tick.tuple.freq.secs": 5})
     bolt = started_bolt(resources, worker, "SplitBolt")
     bolt.start()
-    worker.clock.advance(5)
+    with caplog.at_level(logging.INFO):
+        worker.clock.advance(5)
     bolt.stop()
     assert [values for *_, values in worker.transferred] == [["tick", 5]]
+    assert ("pynimbus.shell.split", logging.INFO, "tick of 5 s") in caplog.record_tuples
+    assert not any(type(h).__name__ == "StormHandler" for h in logging.getLogger().handlers)
 
 
 def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resources):

@@ -53,7 +53,11 @@ def setup_component(component, conf, context, logger=None):
     """The handshake's aftermath as pystorm's ``run`` does it (``_setup_component``, then
     ``initialize``), without the log handler it puts on the root logger: many components
     share this process.  With ``logger``, the component logs straight to it (at the level
-    pystorm chose); without, pystorm's handler is moved to the component's own logger."""
+    pystorm chose; a file of ``pystorm.log.path`` is kept, the handler that would send
+    records to Storm is not); without, pystorm's handler is moved to the component's own
+    logger."""
+    from pystorm.component import StormHandler
+
     root = logging.getLogger()
     before = list(root.handlers)
     component._setup_component(conf, context)
@@ -62,6 +66,8 @@ def setup_component(component, conf, context, logger=None):
         if logger is None:
             component.logger.addHandler(handler)
             component.logger.propagate = False
+        elif not isinstance(handler, StormHandler):
+            logger.addHandler(handler)
     if logger is not None:
         logger.setLevel(component.logger.level)
         component.logger = logger
