@@ -16,9 +16,11 @@ from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
-from pynimbus.blobstore.keys import is_valid_key, master_stormconf_key, validate_dependency_keys
+from pynimbus.blobstore.keys import (
+    is_valid_key, master_stormcode_key, master_stormconf_key, master_stormjar_key,
+    validate_dependency_keys)
 from pynimbus.clojure_port import conf as port_conf
-from pynimbus.clojure_port import normalize, stats, system_topology, tasks
+from pynimbus.clojure_port import normalize, replication, stats, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
 from pynimbus.clojure_port.storm_id import make_storm_id
 from pynimbus.errors import as_application_error
@@ -29,7 +31,7 @@ from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.jstorm_port import topology_master
 from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
-    setup_storm_code, topology_keys
+    setup_storm_code
 
 log = logging.getLogger(__name__)
 
@@ -272,40 +274,56 @@ class SubmissionHandler:
 
     @defer.inlineCallbacks
     def _wait_for_desired_code_replication(self, p):
-        """Port of ``wait-for-desired-code-replication`` (1.2.4; 2.8.8 ``waitForDesiredCodeReplication``
-        is the same): while the jar, code or conf blob is held by fewer nimbuses than
-        ``topology.min.replication.count``, check again every second, for at most
-        ``topology.max.replication.wait.time.sec`` (negative: for ever), then go on either way.
-        Waits on the reactor's clock, not in a thread.
+        """Port of ``wait-for-desired-code-replication`` (1.2.4) and
+        ``waitForDesiredCodeReplication`` (2.8.8): while
+        :func:`~pynimbus.clojure_port.replication.replication_wait_step` says so, wait a
+        second, check this nimbus still leads, and count again how many nimbuses hold the jar,
+        code and conf (``topology.min.replication.count``,
+        ``topology.max.replication.wait.time.sec``); then go on either way, with Storm's log
+        line.  Waits on the reactor's clock, not in a thread.
 
         :raises TApplicationException: INTERNAL_ERROR when this nimbus stops leading meanwhile.
         """
         conf = p.total_conf
-        min_count = float(conf.get("topology.min.replication.count") or 0)
-        max_wait = float(conf.get("topology.max.replication.wait.time.sec") or 0)
-        keys = topology_keys(p.storm_id, with_jar=p.jar_path is not None)
-        counts = yield self.run_blocking(self._replication_counts, keys)
+        min_count = int(conf.get("topology.min.replication.count") or 0)
+        max_wait = int(conf.get("topology.max.replication.wait.time.sec") or 0)
+        counts = yield self.run_blocking(self._replication_counts, p, min_count)
         waited = 0
-        while (any(min_count > count for count in counts)
-               and (max_wait < 0 or waited < max_wait)):
+        while True:
+            step = replication.replication_wait_step(self.compat, counts, min_count, max_wait,
+                                                     waited)
+            if step != replication.WAIT:
+                break
+            if self.compat == "2.x":
+                self.nimbus.check_leader()
             yield task.deferLater(self.nimbus.reactor, 1.0, lambda: None)
-            self.nimbus.check_leader()
+            if self.compat != "2.x":
+                self.nimbus.check_leader()
             waited += 1
             log.debug("waiting for desired replication to be achieved for storm-id = %s "
-                      "min-replication-count = %s max-replication-wait-time = %s counts %s "
-                      "total-wait-time %d", p.storm_id, min_count, max_wait, counts, waited)
-            counts = yield self.run_blocking(self._replication_counts, keys)
-        described = ", ".join("%s %d" % (key, count) for key, count in zip(keys, counts))
-        if all(min_count <= count for count in counts):
-            log.info("desired replication count %s achieved for %s: %s", _num(min_count),
-                     p.storm_id, described)
+                      "min-replication-count = %d max-replication-wait-time = %d "
+                      "(jar, code, conf) counts %s total-wait-time %d",
+                      p.storm_id, min_count, max_wait, counts, waited)
+            counts = yield self.run_blocking(self._replication_counts, p, min_count)
+        jar, code, conf_count = counts
+        if step == replication.ACHIEVED:
+            log.info("desired replication count %d achieved for %s, current-replication-count "
+                     "for conf key = %d, current-replication-count for code key = %d, "
+                     "current-replication-count for jar key = %d",
+                     min_count, p.storm_id, conf_count, code, jar)
         else:
-            log.info("desired replication count of %s not achieved but we have hit the max wait "
-                     "time %s so moving on with replication count %s", _num(min_count),
-                     _num(max_wait), described)
+            log.info("desired replication count of %d not achieved but we have hit the max "
+                     "wait time %d so moving on with replication count for conf key = %d for "
+                     "code key = %d for jar key = %d (%s)",
+                     min_count, max_wait, conf_count, code, jar, p.storm_id)
 
-    def _replication_counts(self, keys):
-        return [self.nimbus.blob_store.get_blob_replication(key) for key in keys]
+    def _replication_counts(self, p, min_count):
+        """(jar, code, conf) replication counts; a topology without a jar counts
+        ``min_count`` for it, as Storm's local mode."""
+        count = self.nimbus.blob_store.get_blob_replication
+        jar = count(master_stormjar_key(p.storm_id)) if p.jar_path is not None else min_count
+        return (jar, count(master_stormcode_key(p.storm_id)),
+                count(master_stormconf_key(p.storm_id)))
 
     def _start_storm(self, p):
         """Port of ``start-storm``: the first StormBase, from the stored conf and topology."""
@@ -355,9 +373,6 @@ def check_topology_blob_keys(storm_id):
         raise AuthorizationException(msg="%s does not appear to be a valid blob key" % conf_key)
 
 
-def _num(value):
-    """A whole float as an int, for log lines."""
-    return int(value) if float(value).is_integer() else value
 
 
 class _Prepared:
