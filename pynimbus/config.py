@@ -53,13 +53,13 @@ PYNIMBUS_DEFAULTS = {
     # Which placement mk-assignments runs: "default" (Storm's default/even scheduler) or
     # "jstorm" (JStorm 2.2.1's TopologyAssign, pynimbus.jstorm_port).
     "pynimbus.scheduler": "default",
-}
-
-# The values of pynimbus.scheduler.
     # Run a Python worker's streamparse components (streamparse_run module.Class) inside the
     # worker process when their class imports (pynimbus.worker.inprocess); false: always as
     # multilang subprocesses, as Storm does.  The topology's conf overrides the cluster's.
     "pynimbus.worker.inprocess": True,
+}
+
+# The values of pynimbus.scheduler.
 SCHEDULERS = ("default", "jstorm")
 
 
