@@ -18,6 +18,8 @@ from thrift.Thrift import TApplicationException
 
 from nimbus_process import NimbusProcess, zookeeper_options
 from test_nimbus_scenarios import spout, topology
+from test_blobstore_synchronizer import put
+from test_handlers_blobs import download as download_chunks
 from test_supervisor_code import jar_bytes
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
@@ -106,13 +108,7 @@ def blob_keys(storm_id):
 
 def download(nimbus, key):
     """The blob's bytes through beginBlobDownload/downloadBlobChunk, as a supervisor reads."""
-    begin = nimbus.beginBlobDownload(key)
-    chunks = []
-    while True:
-        chunk = nimbus.downloadBlobChunk(begin.session)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+    return b"".join(download_chunks(nimbus, key)[1])
 
 
 def holds(proc, keys):
@@ -265,16 +261,6 @@ def test_a_new_leader_without_the_blobs_queues_again_after_the_sync_period_in_2x
     assert leader_port(second) != second.port
 
 
-def put_blob(nimbus, key, data, update=False):
-    """Create (or update) a user blob as Storm's client does, then register its state."""
-    from pynimbus.generated.storm.ttypes import SettableBlobMeta
-    session = (nimbus.beginUpdateBlob(key) if update
-               else nimbus.beginCreateBlob(key, SettableBlobMeta(acl=[])))
-    nimbus.uploadBlobChunk(session, data)
-    nimbus.finishBlobUpload(session)
-    nimbus.createStateInZookeeper(key)
-
-
 def blob_on(proc, key):
     """The blob's bytes as the nimbus serves them, or None when it does not hold it."""
     with client(proc) as nimbus:
@@ -291,10 +277,10 @@ def test_follower_follows_the_leaders_updates_and_deletions(start_nimbus, wait_u
     wait_until(lambda: leader_port(first) == first.port, 30, "the first nimbus to lead")
     second = start_nimbus("b")
     with client(first) as nimbus:
-        put_blob(nimbus, "user-blob", b"version one")
+        put(nimbus, "user-blob", b"version one")
     wait_until(lambda: blob_on(second, "user-blob") == b"version one", 30, "the copy")
     with client(first) as nimbus:
-        put_blob(nimbus, "user-blob", b"version two", update=True)
+        put(nimbus, "user-blob", b"version two", update=True)
     wait_until(lambda: blob_on(second, "user-blob") == b"version two", 30, "the update")
 
     def replication():

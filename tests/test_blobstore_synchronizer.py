@@ -76,6 +76,8 @@ def synchronizer(follower_store, state, peer):
 
 
 def put(leader, key, data, update=False):
+    """Create (or update) a blob as Storm's client does, then register its state (on a
+    handler or a NimbusClient alike)."""
     session = (leader.beginUpdateBlob(key) if update
                else leader.beginCreateBlob(key, SettableBlobMeta(acl=[])))
     leader.uploadBlobChunk(session, data)
