@@ -4,13 +4,16 @@ record Nimbus reads (``pynimbus.jstorm_port.topology_master``, ``pynimbus.worker
 """
 
 import json
+import zlib
 
 from pynimbus.clojure_port import system_topology, tasks
+from pynimbus.cluster.serialization import deserialize
 from pynimbus.generated.storm import ttypes
 from pynimbus.jstorm_port.topology_master import stamp_scheduler
 from pynimbus.worker.executor import TupleImpl
 from pynimbus.worker.topology_master import (
-    TopologyMasterExecutor, combined_heartbeat, heartbeat_values, route_heartbeat)
+    TopologyMasterExecutor, combined_heartbeat, encoded_entries, heartbeat_values,
+    heartbeat_writer)
 from test_cluster_state import TOPOLOGY, heartbeat, state  # noqa: F401 (the fixture)
 from test_nimbus_scenarios import bolt, spout, topology
 
@@ -78,8 +81,21 @@ def test_nimbus_reads_the_masters_record_for_every_executor_it_lists(state):  # 
     assert beats[(2, 2)].time_secs == 60 and beats[(3, 3)].time_secs == 50
 
 
+class RecordingState:
+    def __init__(self):
+        self.written = []
+
+    def worker_heartbeat(self, storm_id, node, port, info):
+        self.written.append((storm_id, node, port, info))
+
+    def worker_heartbeat_data(self, storm_id, node, port, data):
+        self.written.append((storm_id, node, port,
+                             deserialize(data, ttypes.ClusterWorkerHeartbeat)))
+
+
 class FakeWorker:
-    """What :func:`route_heartbeat` reads of a WorkerDaemon, with its transfers recorded."""
+    """What :func:`heartbeat_writer` reads of a WorkerDaemon, with its transfers and writes
+    recorded."""
 
     def __init__(self, task_to_executor, node="sup-b", port=6701):
         self.storm_id = TOPOLOGY
@@ -88,6 +104,7 @@ class FakeWorker:
         self.supervisor_id, self.port = node, port
         self.start_secs = 100
         self.sent = []
+        self.cluster_state = RecordingState()
 
     def clock(self):
         return 130.0
@@ -103,12 +120,22 @@ def master_executor():
 def test_a_worker_without_the_master_sends_its_heartbeat_to_it_and_writes_nothing():
     worker = FakeWorker({})
     own = heartbeat([(3, 3), (-1, -1)], 120)
-    assert route_heartbeat(worker, own) is None
+    assert heartbeat_writer(worker, own) is None
     assert [(d, s, stream) for d, s, stream, _ in worker.sent] == [(2, -1, HB_STREAM)]
     master = master_executor()
     master.receive(TupleImpl(-1, "__system", HB_STREAM, worker.sent[0][3], None))
-    assert master.take_relayed() == {("sup-b", 6701): own}
+    [(count, compressed)] = master.take_relayed().values()
+    assert (count, zlib.decompress(compressed)) == encoded_entries(own)
     assert master.take_relayed() == {}
+
+
+def test_without_a_master_a_worker_writes_its_own_heartbeat_at_its_slot():
+    worker = FakeWorker({})
+    worker.task_to_component = {1: "__acker", 3: "word"}
+    own = heartbeat([(3, 3), (-1, -1)], 120)
+    heartbeat_writer(worker, own)()
+    assert worker.cluster_state.written == [(TOPOLOGY, "sup-b", 6701, own)]
+    assert heartbeat_writer(worker, None) is None
 
 
 def test_the_masters_worker_writes_one_record_of_the_period():
@@ -119,21 +146,41 @@ def test_the_masters_worker_writes_one_record_of_the_period():
     master.receive(TupleImpl(-1, "__system", HB_STREAM,
                              heartbeat_values(relayed, "sup-b", 6701), None))
     worker = FakeWorker({2: master}, node="sup-a", port=6700)
-    record = route_heartbeat(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 130))
+    heartbeat_writer(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 130))()
+    [(_, node, port, record)] = worker.cluster_state.written
+    assert (node, port) == ("sup-a", 6700)
     assert sorted((e.task_start, e.task_end) for e in record.executor_stats) == [
         (-1, -1), (1, 1), (2, 2), (3, 3)]
     assert (record.time_secs, record.uptime_secs) == (130, 30)
-    again = route_heartbeat(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 133))
+    heartbeat_writer(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 133))()
+    again = worker.cluster_state.written[-1][3]
     assert (3, 3) not in [(e.task_start, e.task_end) for e in again.executor_stats]
     assert worker.sent == []
 
 
 def test_a_malformed_heartbeat_tuple_is_dropped():
     master = master_executor()
-    master.receive(TupleImpl(7, "word", HB_STREAM, [b"not thrift", "sup-b", 6701], None))
     master.receive(TupleImpl(7, "word", HB_STREAM, ["too few"], None))
+    master.receive(TupleImpl(7, "word", HB_STREAM, [-1, b"", "sup-b", 6701], None))
+    master.receive(TupleImpl(7, "word", HB_STREAM, ["2", b"", "sup-b", 6701], None))
     assert master.take_relayed() == {}
     assert combined_heartbeat(TOPOLOGY, None, {}, 1, 1) is None
+
+
+def test_the_record_is_the_heartbeat_storm_reads_with_every_executor_once():
+    """The spliced record decodes as a ``ClusterWorkerHeartbeat``; an executor sent by two
+    slots is read once, as the later entry (own worker's last); entries that do not inflate
+    are left out."""
+    a = heartbeat([(3, 3), (4, 4), (-1, -1)], 5)
+    own = heartbeat([(1, 1), (4, 4), (-1, -1)], 6)
+    [count, compressed, _, _] = heartbeat_values(a, "sup-b", 6701)
+    corrupt = (1, b"not zlib")
+    data = combined_heartbeat(TOPOLOGY, own, {("sup-b", 6701): (count, compressed),
+                                              ("sup-c", 6702): corrupt}, 130, 30)
+    record = deserialize(data, ttypes.ClusterWorkerHeartbeat)
+    assert (record.storm_id, record.time_secs, record.uptime_secs) == (TOPOLOGY, 130, 30)
+    assert sorted((e.task_start, e.task_end) for e in record.executor_stats) == [
+        (-1, -1), (1, 1), (3, 3), (4, 4)]
 
 
 def test_json_conf_of_the_master_sets_one_task():

@@ -57,7 +57,7 @@ from pynimbus.worker.stats import (
     worker_heartbeat)
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
 from pynimbus.worker.topology_master import (
-    TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, route_heartbeat)
+    TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
 
 log = logging.getLogger(__name__)
 
@@ -483,13 +483,11 @@ class WorkerDaemon(object):
             if executor.task_ids[0] >= 0:
                 executor_to_stats[(executor.task_ids[0], executor.task_ids[-1])] = \
                     executor.stats.render()
-        heartbeat = route_heartbeat(self, worker_heartbeat(
+        write = heartbeat_writer(self, worker_heartbeat(
             self.storm_id, executor_to_stats, now, now - int(self.start_secs)))
-        if heartbeat is None:
+        if write is None:
             return None
-        d = self.run_blocking(self.cluster_state.worker_heartbeat, self.storm_id,
-                              self.supervisor_id, self.port, heartbeat)
-        return d.addErrback(self._log_failure, "worker heartbeat")
+        return self.run_blocking(write).addErrback(self._log_failure, "worker heartbeat")
 
     @defer.inlineCallbacks
     def _refresh(self):
