@@ -253,8 +253,10 @@ class NimbusDaemon:
         self.state = self.cluster_state_factory(self.conf)
         if self.conf.get("pynimbus.read.cache", True):
             # answered from memory from now on; its first read waits as a connect would
-            self.state.start_read_cache(
-                int(self.conf.get("storm.zookeeper.connection.timeout", 15000)) / 1000.0)
+            timeout = int(self.conf.get("storm.zookeeper.connection.timeout", 15000)) / 1000.0
+            if not self.state.start_read_cache(timeout):
+                log.warning("The read cache is still reading the cluster state after %.0f s; "
+                            "until it has, calls that read it fail saying so", timeout)
         self.topology_history = TopologyHistory(self.conf, clock=self.clock)
         self.blob_store = LocalFsBlobStore(self.conf, clock=self.clock,
                                            replication_of=self._blob_replication)
