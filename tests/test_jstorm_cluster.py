@@ -155,7 +155,9 @@ def test_a_topology_jstorm_cannot_place_shows_why_until_the_cluster_can_hold_it(
     cluster.wait_for(lambda: len(topology_errors(cluster, storm_id).get("count", ())) == 2,
                      "the changed scheduling error")
     assert topology_errors(cluster, storm_id) == {"count": [second, first]}
-    assert sched_statuses(cluster, storm_id) == [second] * 3
+    # the round files the error, then records the status
+    cluster.wait_for(lambda: sched_statuses(cluster, storm_id) == [second] * 3,
+                     "the scheduler status")
     cluster.add_supervisor(2)
     placed = slots(cluster.assignment("wc"))
     assert len(placed) == 4
