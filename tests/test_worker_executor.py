@@ -112,6 +112,27 @@ def test_a_throttled_spout_waits_and_asks_again():
     assert spout.processes[1].written == ["activate", "next"]
 
 
+def test_a_spout_waits_only_after_a_next_that_emitted_nothing():
+    """Storm's spout wait strategy counts only empty ``nextTuple`` calls: after an exchange
+    that was no ``next`` (activate here; ack and fail alike) the spout is asked again at
+    once, after a ``next`` that emitted nothing only a moment later."""
+    clock = task.Clock()
+    spout = executor.ShellSpoutExecutor(
+        shell_context(clock), "spout", [1], {}, {},
+        stats.ExecutorStatsCollector("spout", clock.seconds), command=None, on_child_died=None)
+    spout.processes = {1: FakeProcess()}
+    spout.active = True
+    spout.children_ready()
+    spout.on_action(1, Sync())  # the activate exchange ends
+    clock.advance(0)
+    assert spout.processes[1].written == ["activate", "next"]
+    spout.on_action(1, Sync())  # the next ends without an emit
+    clock.advance(0)
+    assert spout.processes[1].written == ["activate", "next"]
+    clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
+    assert spout.processes[1].written == ["activate", "next", "next"]
+
+
 def test_a_full_shell_bolt_has_no_room_until_an_ack():
     """``topology.executor.receive.buffer.size`` unfinished tuples fill a task; the ack of
     one calls ``room_again`` once."""

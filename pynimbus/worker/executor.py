@@ -348,7 +348,9 @@ class ShellSpoutExecutor(ShellExecutor):
         self.active = False
         self.ready = False
         self._waiting = {task_id: False for task_id in self.task_ids}
-        self._emitted = {task_id: False for task_id in self.task_ids}
+        # per task: did the exchange under way ask for a tuple and get none (the only case
+        # Storm's spout wait strategy waits after; an ack or fail exchange never counts)
+        self._asked_in_vain = {task_id: False for task_id in self.task_ids}
         self._queued = {task_id: collections.deque() for task_id in self.task_ids}
         self._next_call = None
 
@@ -399,7 +401,7 @@ class ShellSpoutExecutor(ShellExecutor):
             self._queued[task_id].append((command, message_id))
             return
         self._waiting[task_id] = True
-        self._emitted[task_id] = False
+        self._asked_in_vain[task_id] = command == "next"
         self.processes[task_id].write_spout_msg(command, message_id)
 
     def _schedule_next(self, delay):
@@ -435,10 +437,10 @@ class ShellSpoutExecutor(ShellExecutor):
         if queued:
             self._exchange(task_id, *queued.popleft())
         else:
-            self._schedule_next(0 if self._emitted[task_id] else SPOUT_IDLE_WAIT_SECS)
+            self._schedule_next(SPOUT_IDLE_WAIT_SECS if self._asked_in_vain[task_id] else 0)
 
     def _emit(self, task_id, emit):
-        self._emitted[task_id] = True
+        self._asked_in_vain[task_id] = False
         sends = []
 
         start_ms = self.context.now_ms() if self.stats.sample() else None

@@ -368,10 +368,10 @@ class InProcessSpoutExecutor(InProcessExecutor, ShellSpoutExecutor):
 
     def _sync(self, task_id):
         """The end of an exchange, which in process comes before ``_exchange`` returns:
-        whether a ``next`` emitted is kept for :meth:`_next_tuples` (a later ack exchange
-        resets ``_emitted``), which alone paces the spout."""
+        whether a ``next`` emitted is kept for :meth:`_next_tuples` (a later exchange resets
+        ``_asked_in_vain``), which alone paces the spout."""
         if self._command[task_id] == "next":
-            self._next_emitted[task_id] = self._emitted[task_id]
+            self._next_emitted[task_id] = not self._asked_in_vain[task_id]
         self._waiting[task_id] = False
         queued = self._queued[task_id]
         if queued:
