@@ -98,7 +98,8 @@ def cluster(zookeeper_server, tmp_path):
     options = zookeeper_options([FIRST], zookeeper_server.port, root) + [
         "nimbus.code.sync.freq.secs=1", "nimbus.monitor.freq.secs=1",
         "storm.zookeeper.session.timeout=4000",
-        "nimbus.task.launch.secs=20", "nimbus.task.timeout.secs=30"]
+        # a worker JVM may start slowly on a loaded machine: Storm's launch timeout
+        "nimbus.task.launch.secs=120", "nimbus.task.timeout.secs=30"]
     nimbuses = []
     for host in (FIRST, SECOND):
         local = tmp_path / host
