@@ -1,0 +1,157 @@
+"""The in-process word count's executors driven in this process: the worker's hot path alone
+(executor routing, message ids, acker, spout pending, stats, the in-process components), with
+no ZooKeeper, no supervisor and no transport.
+
+A ``WorkerDaemon`` builds the executors of the pystorm word count (tests/worker_topologies.py,
+every component by ``streamparse_run``, so each runs in process: ``sentences`` spout, ``split``
+x2, ``count`` x2, one acker) exactly as a worker does, on a ``task.Clock`` reactor that the
+loop here advances until every sentence is acked (the clock's time stands still; stats read
+the wall clock).  Conf: acking on, max spout pending 500, ``topology.stats.sample.rate`` as
+given (Storm's 0.05 by default; the end-to-end bench uses 1).  The count bolt writes each
+count to a file, as in the end-to-end bench.
+
+Prints, per run, acked tuples per second (sentences plus the words they gave) and the process
+time per tuple; then the median.  ``--profile`` prints a cProfile of one more run instead.
+Asserts nothing but the counts.
+
+Run: ``python bench/bench_inprocess_executors.py [--sentences N] [--runs N]
+[--sample-rate R] [--profile]``.
+"""
+
+import argparse
+import collections
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+
+from twisted.internet import task
+
+import bench_worker_wordcount as harness  # noqa: F401,E402  (puts the repo and tests/ on sys.path)
+from bench_inprocess_wordcount import runner_word_count  # noqa: E402
+from worker_topologies import COMPONENTS_DIR, CORPUS, WORD_COUNT_SCRIPTS  # noqa: E402
+from pynimbus.clojure_port.normalize import normalize_topology  # noqa: E402
+from pynimbus.clojure_port.system_topology import system_topology  # noqa: E402
+from pynimbus.clojure_port.tasks import storm_task_info  # noqa: E402
+from pynimbus.config import default_config  # noqa: E402
+from pynimbus.worker.daemon import WorkerDaemon  # noqa: E402
+from pynimbus.worker.inprocess import inprocess_component_classes  # noqa: E402
+
+
+def resources_dir(workdir, sentences):
+    """The jar's resources/: the word count's scripts and a corpus of ``sentences`` lines."""
+    path = os.path.join(workdir, "resources")
+    os.makedirs(path)
+    for script in WORD_COUNT_SCRIPTS:
+        with open(os.path.join(COMPONENTS_DIR, script)) as f, \
+                open(os.path.join(path, script), "w") as out:
+            out.write(f.read())
+    corpus = (CORPUS * (sentences // len(CORPUS) + 1))[:sentences]
+    with open(os.path.join(path, "corpus.txt"), "w") as f:
+        f.write("".join(line + "\n" for line in corpus))
+    return path, corpus
+
+
+class DrivenWorker(WorkerDaemon):
+    """A worker whose resources, conf and topology are given, not read from a supervisor."""
+
+    def __init__(self, reactor, conf, resources):
+        super().__init__(reactor, {"storm.local.dir": os.path.dirname(resources)}, "wordcount-1-1", "supervisor", 6700, "0a1b2c3d-0000-4000-8000-000000000000", None,
+                         clock=time.time)
+        self._resources = resources
+        self.conf, self.compat = conf, "1.x"
+        self.user_topology = normalize_topology(conf, runner_word_count("json"), "1.x")
+        self.system_topology = system_topology(conf, self.user_topology, "1.x")
+        self.task_to_component = storm_task_info(self.user_topology, conf, "1.x")
+        tasks = sorted(self.task_to_component)
+        self.executor_ids = [(t, t) for t in tasks]
+        self.inprocess_classes = inprocess_component_classes(
+            conf, self._my_shell_commands(), resources, self._child_env())
+        self._build_executors(None)
+
+    def _resources_dir(self):
+        return self._resources
+
+    def throttled(self):
+        return False
+
+    def room_again(self):
+        pass
+
+
+def one_run(sentences, sample_rate, workdir, name):
+    resources, corpus = resources_dir(os.path.join(workdir, name), sentences)
+    output, acked = (os.path.join(workdir, name + ext) for ext in ("-counts", "-acked"))
+    conf = dict(default_config(), **{
+        "topology.name": "wordcount", "topology.acker.executors": 1,
+        "topology.max.spout.pending": 500, "topology.stats.sample.rate": sample_rate,
+        "topology.environment": {"WORDCOUNT_OUTPUT": output, "WORDCOUNT_ACKED": acked}})
+    sys.modules.pop("wc_sentence_spout", None)
+    sys.modules.pop("wc_split_bolt", None)
+    sys.modules.pop("wc_count_bolt", None)
+    sys.path[:] = [p for p in sys.path if not p.endswith("/resources")]
+    reactor = task.Clock()
+    worker = DrivenWorker(reactor, conf, resources)
+    assert len(worker.inprocess_classes) == 3, worker.inprocess_classes
+    for executor in worker.executors:
+        launch = getattr(executor, "launch_children", None)
+        if launch is not None:
+            launch()
+    words = sum(len(line.split()) for line in corpus)
+    acked_size = sum(len(str(i)) + 1 for i in range(sentences))  # "<index>\n" per sentence
+    started_wall, started_cpu = time.perf_counter(), time.process_time()
+    for spout in worker._spouts:
+        spout.children_ready()
+        spout.set_active(True)
+    for _ in range(100 * (sentences + words)):
+        if not reactor.getDelayedCalls():
+            break
+        if os.path.exists(acked) and os.path.getsize(acked) >= acked_size:
+            break
+        reactor.advance(min(c.getTime() for c in reactor.getDelayedCalls()) - reactor.seconds())
+    wall, cpu = time.perf_counter() - started_wall, time.process_time() - started_cpu
+    for executor in worker.executors:
+        executor.stop()
+    counts = collections.Counter()
+    with open(output) as f:
+        last = {}
+        for line in f:
+            task_id, word, count = line.split()
+            last[(task_id, word)] = int(count)
+    for (_task, word), count in last.items():
+        counts[word] += count
+    exact = counts == collections.Counter(w for line in corpus for w in line.split())
+    return (sentences + words) / wall, cpu / (sentences + words) * 1e6, exact
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sample-rate", type=float, default=0.05)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as workdir:
+        if args.profile:
+            profile = cProfile.Profile()
+            profile.runcall(one_run, args.sentences, args.sample_rate, workdir, "profile")
+            pstats.Stats(profile).sort_stats("tottime").print_stats(35)
+            return
+        rates, us = [], []
+        for run in range(args.runs):
+            rate, us_per_tuple, exact = one_run(args.sentences, args.sample_rate, workdir,
+                                                "run%d" % run)
+            rates.append(rate)
+            us.append(us_per_tuple)
+            print("run %d: %8.0f acked tuples/s  %6.1f us CPU/tuple  exact counts: %s"
+                  % (run, rate, us_per_tuple, exact))
+    print("median of %d (%d sentences, sample rate %s): %8.0f acked tuples/s  %6.1f us/tuple"
+          % (args.runs, args.sentences, args.sample_rate, statistics.median(rates),
+             statistics.median(us)))
+
+
+if __name__ == "__main__":
+    main()
