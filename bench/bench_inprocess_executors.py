@@ -138,7 +138,7 @@ def main():
         if args.profile:
             profile = cProfile.Profile()
             profile.runcall(one_run, args.sentences, args.sample_rate, workdir, "profile")
-            pstats.Stats(profile).sort_stats("tottime").print_stats(35)
+            pstats.Stats(profile).sort_stats(os.environ.get("SORT", "tottime")).print_stats(int(os.environ.get("LINES", "35")))
             return
         rates, us = [], []
         for run in range(args.runs):
