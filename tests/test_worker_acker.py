@@ -372,3 +372,13 @@ def test_the_ack_modules_are_pure():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id != "open", name
+
+
+@pytest.mark.parametrize("bits", [0, 1, (1 << 63) - 1, 1 << 63, (1 << 64) - 1])
+def test_a_drawn_id_is_the_java_long_of_the_random_bits(bits):
+    """The id source's quick wrap equals java_long at both ends of each half of the range."""
+    class Bits:
+        def getrandbits(self, n):
+            assert n == 64
+            return bits
+    assert mk_id_source(Bits())() == java_long(bits)

@@ -153,13 +153,13 @@ class Executor(object):
         else:
             targets = out_tasks_direct(self.groupers, self.context.task_to_component,
                                        direct_task, stream)
-        if message_ids_for is None:
-            message_ids = [UNANCHORED] * len(targets)
-        else:
-            message_ids = message_ids_for(targets)
         transfer = self.context.transfer
-        for target, message_id in zip(targets, message_ids):
-            transfer(target, task_id, stream, message_id, values)
+        if message_ids_for is None:
+            for target in targets:
+                transfer(target, task_id, stream, UNANCHORED, values)
+        else:
+            for target, message_id in zip(targets, message_ids_for(targets)):
+                transfer(target, task_id, stream, message_id, values)
         stats = self.stats
         if stats.emitted(stream):  # task.clj: both counted for a sampled emit, or neither
             stats.transferred(stream, len(targets))
@@ -305,12 +305,15 @@ class ShellBoltExecutor(ShellExecutor):
 
     def _emit(self, task_id, emit):
         anchors = self.inputs[task_id].anchors(emit)
-        generate_id = self.context.generate_id
-        targets = self.emit(
-            task_id, emit.stream, emit.values,
-            message_ids_for=lambda targets: bolt_emit_message_ids(anchors, targets,
-                                                                  generate_id),
-            direct_task=emit.direct_task)
+        if anchors:
+            generate_id = self.context.generate_id
+
+            def message_ids_for(targets):
+                return bolt_emit_message_ids(anchors, targets, generate_id)
+        else:
+            message_ids_for = None  # unanchored: every tuple UNANCHORED, no ids drawn
+        targets = self.emit(task_id, emit.stream, emit.values, message_ids_for,
+                            direct_task=emit.direct_task)
         if needs_task_ids_reply(emit):
             self.processes[task_id].write_task_ids(targets)
 

@@ -15,6 +15,7 @@ msgpack ``int 64`` and compare equal to what a Java peer would send.
 
 _LONG_SPAN = 1 << 64
 _LONG_MIN = -(1 << 63)
+_LONG_MAX = (1 << 63) - 1
 
 
 def java_long(value):
@@ -31,7 +32,9 @@ def mk_id_source(rng):
     getrandbits = rng.getrandbits
 
     def generate_id():
-        return java_long(getrandbits(64))
+        # java_long of 64 random bits, without its modulo (one draw per edge of every tuple)
+        value = getrandbits(64)
+        return value - _LONG_SPAN if value > _LONG_MAX else value
     return generate_id
 
 
@@ -120,7 +123,7 @@ def bolt_emit_message_ids(anchors, out_tasks, generate_id):
             if root_ids:
                 edge_id = generate_id()
                 anchor.ack_val ^= edge_id
-                for root_id in root_ids:
-                    put_xor(anchors_to_ids, root_id, edge_id)
+                for root_id in root_ids:  # put_xor, inline: this runs per tuple and root
+                    anchors_to_ids[root_id] = anchors_to_ids.get(root_id, 0) ^ edge_id
         ret.append(MessageId(anchors_to_ids) if anchors_to_ids else UNANCHORED)
     return ret
