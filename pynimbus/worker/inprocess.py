@@ -49,7 +49,7 @@ from pynimbus.worker.multilang.shell_msg import (
     bolt_msg, shell_log_level_name, shell_msg, spout_action, spout_msg)
 from pynimbus.worker.multilang.shell_process import BOLT, SPOUT
 from pynimbus.worker.multilang.topology_context import topology_context_json
-from pynimbus.worker.pystorm_host import has_a_message, make_component, setup_component
+from pynimbus.worker.pystorm_host import make_component, setup_component
 
 log = logging.getLogger(__name__)
 
@@ -243,12 +243,14 @@ class InProcessComponent(object):
         if self._dead:
             return
         component = self.component
-        component.serializer.inbox.append(message)
+        inbox = component.serializer.inbox
+        inbox.append(message)
         if self._running:
             return  # the loop below, further up the stack, takes it
         self._running = True
         try:
-            while not self._dead and has_a_message(component):
+            # a message in the inbox, or one pystorm put aside while it read task ids
+            while not self._dead and (inbox or component._pending_commands):
                 self._run_once()
         finally:
             self._running = False

@@ -27,6 +27,7 @@ def in_memory_serializer(component, send):
             super(InMemorySerializer, self).__init__(
                 None, None, component._reader_lock, component._writer_lock)
             self.inbox = collections.deque()
+            self.send_message = send  # one call less per message than the method below
 
         def read_message(self):
             if not self.inbox:
@@ -73,8 +74,3 @@ def setup_component(component, conf, context, logger=None):
         component.logger = logger
     component.initialize(conf, context)
 
-
-def has_a_message(component):
-    """Whether ``component`` holds a message it has not handled (in its inbox, or put aside
-    by pystorm while it read task ids)."""
-    return bool(component.serializer.inbox or component._pending_commands)
