@@ -46,11 +46,6 @@ def bit_xor_vals(ids):
     return ret
 
 
-def put_xor(pending, key, edge_id):
-    """Port of executor.clj ``put-xor!``: XOR ``edge_id`` into ``pending[key]`` (0 if absent)."""
-    pending[key] = pending.get(key, 0) ^ edge_id
-
-
 class MessageId(object):
     """Port of ``MessageId``: root id -> the XOR of this tuple's edge ids under that root.
 
@@ -123,7 +118,7 @@ def bolt_emit_message_ids(anchors, out_tasks, generate_id):
             if root_ids:
                 edge_id = generate_id()
                 anchor.ack_val ^= edge_id
-                for root_id in root_ids:  # put_xor, inline: this runs per tuple and root
+                for root_id in root_ids:  # executor.clj put-xor!, inline (per tuple and root)
                     anchors_to_ids[root_id] = anchors_to_ids.get(root_id, 0) ^ edge_id
         ret.append(MessageId(anchors_to_ids) if anchors_to_ids else UNANCHORED)
     return ret
