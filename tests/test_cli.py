@@ -27,12 +27,17 @@ def _log_lines(proc):
         return f.read().splitlines()
 
 
-def test_a_non_leader_refusal_logs_one_warning_line_without_traceback(two_nimbuses):
+def test_a_non_leader_refusal_logs_one_warning_line_without_traceback(two_nimbuses,
+                                                                       wait_until):
     """submitTopology and killTopology on a non-leader each log one WARN line naming the call
     and the leader, and no ERROR or traceback; the client still gets INTERNAL_ERROR."""
     leader, follower = two_nimbuses
     _call(leader, "submitTopology", name="alive", uploadedJarLocation="", jsonConf="{}",
           topology=topology({"1": spout(1)}))
+    # the follower's read cache sees another nimbus's write a moment later; killTopology checks
+    # that the topology is alive before it checks leadership, as Storm's does
+    wait_until(lambda: [t.name for t in _call(follower, "getClusterInfo").topologies]
+               == ["alive"], timeout=10, what="the follower to list the submitted topology")
     refusals = [
         ("submitTopology", dict(name="fresh", uploadedJarLocation="", jsonConf="{}",
                                 topology=topology({"1": spout(1)}))),
