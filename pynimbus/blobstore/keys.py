@@ -35,6 +35,9 @@ _PUNCTUATION = frozenset(" \t.:_-")
 KEY_RULE = ("it must be non-empty, not \".\" or \"..\", and contain only letters, digits, "
             "'_', '-', '.', ':', spaces or tabs")
 
+# The common case, an ASCII key, in one match: in ASCII Java's \w is exactly [A-Za-z0-9_].
+_ASCII_KEY = re.compile(r"[A-Za-z0-9_ \t.:-]+")
+
 _TOPOLOGY_KEY = re.compile(r"(.*)(-stormjar\.jar|-stormcode\.ser|-stormconf\.ser)", re.DOTALL)
 
 
@@ -51,7 +54,7 @@ def is_valid_key(key):
     """Port of ``Utils.isValidKey`` (1.2.4): True when Storm accepts ``key`` as a blob key."""
     if not isinstance(key, str) or key in ("", ".", ".."):
         return False
-    return all(_is_key_char(ch) for ch in key)
+    return _ASCII_KEY.fullmatch(key) is not None or all(_is_key_char(ch) for ch in key)
 
 
 def validate_key(key):
