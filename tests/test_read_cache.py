@@ -310,3 +310,19 @@ def test_children_come_in_the_stores_listing_order(cached_state, open_backend, w
     wait_until(lambda: sorted(cached_state.supervisors()) == sorted(listed), SYNC_SECS,
                "the supervisors in the cache")
     assert cached_state.supervisors() == listed
+
+
+def test_closing_releases_a_write_waiting_for_its_read_back(wait_until):
+    """A write barrier under way when the cache closes returns at once instead of waiting its
+    timeout (which held a stopping nimbus's thread pool, and the process, that long)."""
+    import threading
+    from pynimbus.cluster.tree_watch import TreeWatch
+
+    watch = TreeWatch(TreeMirror(), {})
+    watch._synced.set()  # as after the first full read; the reading thread is not started
+    barrier = threading.Thread(target=watch.refresh, args=(["/storms/x"], 60.0))
+    barrier.start()
+    wait_until(lambda: watch._waiters, timeout=10, what="the write barrier to wait")
+    watch.close()
+    barrier.join(10)
+    assert not barrier.is_alive()

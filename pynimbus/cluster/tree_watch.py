@@ -62,7 +62,12 @@ class TreeWatch:
         """Stop the thread (waits for the read under way)."""
         with self._cond:
             self._closed = True
+            # a write waiting for its read-back would wait its whole timeout (and hold up
+            # the thread pool's shutdown): the thread reads nothing more, so let it go
+            waiters, self._waiters = self._waiters, []
             self._cond.notify_all()
+        for done in waiters:
+            done.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(30)
 
@@ -72,10 +77,12 @@ class TreeWatch:
         Returns at once while the mirror is unavailable: the next resynchronisation reads
         everything anyway.
         """
-        if not self._synced.is_set() or self._closed:
+        if not self._synced.is_set():
             return
         done = threading.Event()
         with self._cond:
+            if self._closed:
+                return
             self._pending.extend((REFRESH, path) for path in paths)
             self._waiters.append(done)
             self._cond.notify_all()
