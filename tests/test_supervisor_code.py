@@ -143,6 +143,9 @@ def test_registered_supervisor_gets_and_downloads_its_topology(
     assert registration.read_or_make_supervisor_id(supervisor_conf) == supervisor_id
     jar = jar_bytes({"resources/hello.py": HELLO, "Spout.class": b"\xca\xfe\xba\xbe"})
     with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:
+        # nimbus's read cache sees another process's write after a watch round trip
+        wait_until(lambda: client.getClusterInfo().supervisors, timeout=10,
+                   what="nimbus to list the registered supervisor")
         [summary] = client.getClusterInfo().supervisors
         assert (summary.supervisor_id, summary.host, summary.num_workers) == \
             (supervisor_id, "localhost", 2)
