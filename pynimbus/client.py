@@ -109,3 +109,29 @@ class SupervisorClient(NimbusClient):
 
     service = Supervisor
     methods = SUPERVISOR_METHODS
+
+
+class LeaderNotFound(Exception):
+    """No seed of ``nimbus.seeds`` answered ``getLeader``; ``errors`` says why, per seed."""
+
+    def __init__(self, errors):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def find_leader_nimbus(conf, timeout=30.0):
+    """``(host, port)`` of the leader Nimbus, asked of each of ``nimbus.seeds`` in turn
+    (1.2.4 ``NimbusClient.getConfiguredClient``).  Blocking.
+
+    :raises LeaderNotFound: no seed answered.
+    """
+    port = int(conf["nimbus.thrift.port"])
+    errors = []
+    for seed in conf.get("nimbus.seeds") or ():
+        try:
+            with NimbusClient(seed, port, timeout=timeout) as nimbus:
+                leader = nimbus.getLeader()
+            return leader.host, leader.port
+        except Exception as e:  # a seed that is down or no leader: ask the next one
+            errors.append("%s:%d: %s" % (seed, port, e))
+    raise LeaderNotFound(errors)

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from pynimbus.client import NimbusClient
+from pynimbus.client import LeaderNotFound, NimbusClient, find_leader_nimbus
 from pynimbus.generated.storm.ttypes import RebalanceOptions
 
 THRIFT_CHUNK_SIZE = 307200  # StormSubmitter's and sparse's upload chunk
@@ -37,33 +37,19 @@ def parse_host_port(text, default_port):
 
 
 def connect_to_leader(conf, timeout=60.0):
-    """A client of the leader Nimbus: each of ``nimbus.seeds`` in turn is asked ``getLeader``;
-    its connection is kept when the seed is the leader, else the leader is connected to (1.2.4
-    ``NimbusClient.getConfiguredClientAs``).
+    """A client of the leader Nimbus found from ``nimbus.seeds`` (1.2.4
+    ``NimbusClient.getConfiguredClientAs``; :func:`pynimbus.client.find_leader_nimbus`).
 
     :raises CommandError: no seed answered.
     """
-    port = int(conf["nimbus.thrift.port"])
-    errors = []
-    for seed in conf.get("nimbus.seeds") or ():
-        try:
-            client = NimbusClient(seed, port, timeout=timeout)
-        except Exception as e:  # a seed that is down: ask the next one
-            errors.append("%s:%d: %s" % (seed, port, e))
-            continue
-        try:
-            leader = client.getLeader()
-        except Exception as e:
-            client.close()
-            errors.append("%s:%d: %s" % (seed, port, e))
-            continue
-        if (leader.host, leader.port) == (seed, port):
-            return client
-        client.close()
-        return NimbusClient(leader.host, leader.port, timeout=timeout)
-    raise CommandError("Could not find leader nimbus from seed hosts %s (port %d): %s"
-                       % (list(conf.get("nimbus.seeds") or ()), port,
-                          "; ".join(errors) or "nimbus.seeds is empty"))
+    try:
+        host, port = find_leader_nimbus(conf, timeout)
+    except LeaderNotFound as e:
+        raise CommandError("Could not find leader nimbus from seed hosts %s (port %d): %s"
+                           % (list(conf.get("nimbus.seeds") or ()),
+                              int(conf["nimbus.thrift.port"]),
+                              str(e) or "nimbus.seeds is empty"))
+    return NimbusClient(host, port, timeout=timeout)
 
 
 class ProgressBar:

@@ -55,6 +55,7 @@ import uuid
 from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
+from pynimbus import client
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import make_cluster_state
 from pynimbus.cluster.paths import url_encode_2x
@@ -104,22 +105,15 @@ def send_signal(pid, signum):
 
 
 def find_leader_nimbus(conf, timeout=30.0):
-    """``(host, port)`` of the leader Nimbus, asked of each of ``nimbus.seeds`` in turn
-    (``NimbusClient.getConfiguredClient``, 1.2.4).  Blocking.
+    """``(host, port)`` of the leader Nimbus (:func:`pynimbus.client.find_leader_nimbus`).
 
     :raises code.CodeDownloadFailed: no seed answered with a leader.
     """
-    port = int(conf["nimbus.thrift.port"])
-    errors = []
-    for seed in conf.get("nimbus.seeds") or ():
-        try:
-            with NimbusClient(seed, port, timeout=timeout) as nimbus:
-                leader = nimbus.getLeader()
-            return leader.host, leader.port
-        except Exception as e:  # a seed that is down or no leader: ask the next one
-            errors.append("%s:%d: %s" % (seed, port, e))
-    raise code.CodeDownloadFailed("no leader Nimbus found among nimbus.seeds (%s)"
-                                  % ("; ".join(errors) or "none configured"))
+    try:
+        return client.find_leader_nimbus(conf, timeout)
+    except client.LeaderNotFound as e:
+        raise code.CodeDownloadFailed("no leader Nimbus found among nimbus.seeds (%s)"
+                                      % (str(e) or "none configured"))
 
 
 def call_leader_nimbus(conf, method, *args, timeout=NIMBUS_CALL_TIMEOUT_SECS):
