@@ -107,8 +107,11 @@ class BlobSynchronizer:
                 continue
             self._register(key, latest)
             return True
+        if not holders:  # the leader has not registered it yet: the next round copies it
+            log.warning("Blob %s version %d has no holder yet; the next sync retries", key, latest)
+            return False
         log.error("Could not download blob with key %s (holders of version %d: %s)",
-                  key, latest, ", ".join(holders) or "none")
+                  key, latest, ", ".join(holders))
         return False
 
     def _download(self, key, host_port):
