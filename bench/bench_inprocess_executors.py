@@ -10,12 +10,13 @@ the wall clock).  Conf: acking on, max spout pending 500, ``topology.stats.sampl
 given (Storm's 0.05 by default; the end-to-end bench uses 1).  The count bolt writes each
 count to a file, as in the end-to-end bench.
 
-Prints, per run, acked tuples per second (sentences plus the words they gave) and the process
-time per tuple; then the median.  ``--profile`` prints a cProfile of one more run instead.
+The collector is settled as a running worker settles it (``settle_garbage_collector``)
+unless ``--gc default``.  Prints, per run, acked tuples per second (sentences plus the words
+they gave) and the process time per tuple; then the median.  ``--profile`` prints a cProfile of one more run instead.
 Asserts nothing but the counts.
 
 Run: ``python bench/bench_inprocess_executors.py [--sentences N] [--runs N]
-[--sample-rate R] [--profile]``.
+[--sample-rate R] [--gc worker|default] [--profile]``.
 """
 
 import argparse
@@ -37,7 +38,7 @@ from pynimbus.clojure_port.normalize import normalize_topology  # noqa: E402
 from pynimbus.clojure_port.system_topology import system_topology  # noqa: E402
 from pynimbus.clojure_port.tasks import storm_task_info  # noqa: E402
 from pynimbus.config import default_config  # noqa: E402
-from pynimbus.worker.daemon import WorkerDaemon  # noqa: E402
+from pynimbus.worker.daemon import WorkerDaemon, settle_garbage_collector  # noqa: E402
 from pynimbus.worker.inprocess import inprocess_component_classes  # noqa: E402
 
 
@@ -82,7 +83,7 @@ class DrivenWorker(WorkerDaemon):
         pass
 
 
-def one_run(sentences, sample_rate, workdir, name):
+def one_run(sentences, sample_rate, workdir, name, gc_mode="worker"):
     resources, corpus = resources_dir(os.path.join(workdir, name), sentences)
     output, acked = (os.path.join(workdir, name + ext) for ext in ("-counts", "-acked"))
     conf = dict(default_config(), **{
@@ -96,6 +97,8 @@ def one_run(sentences, sample_rate, workdir, name):
     reactor = task.Clock()
     worker = DrivenWorker(reactor, conf, resources)
     assert len(worker.inprocess_classes) == 3, worker.inprocess_classes
+    if gc_mode == "worker":
+        settle_garbage_collector()  # as run_worker does once the worker runs
     for executor in worker.executors:
         launch = getattr(executor, "launch_children", None)
         if launch is not None:
@@ -133,24 +136,27 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample-rate", type=float, default=0.05)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--gc", choices=("worker", "default"), default="worker",
+                        help="the collector as a worker settles it, or CPython's defaults")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
         if args.profile:
             profile = cProfile.Profile()
-            profile.runcall(one_run, args.sentences, args.sample_rate, workdir, "profile")
+            profile.runcall(one_run, args.sentences, args.sample_rate, workdir, "profile",
+                            args.gc)
             pstats.Stats(profile).sort_stats(os.environ.get("SORT", "tottime")).print_stats(int(os.environ.get("LINES", "35")))
             return
         rates, us = [], []
         for run in range(args.runs):
             rate, us_per_tuple, exact = one_run(args.sentences, args.sample_rate, workdir,
-                                                "run%d" % run)
+                                                "run%d" % run, args.gc)
             rates.append(rate)
             us.append(us_per_tuple)
             print("run %d: %8.0f acked tuples/s  %6.1f us CPU/tuple  exact counts: %s"
                   % (run, rate, us_per_tuple, exact))
-    print("median of %d (%d sentences, sample rate %s): %8.0f acked tuples/s  %6.1f us/tuple"
-          % (args.runs, args.sentences, args.sample_rate, statistics.median(rates),
-             statistics.median(us)))
+    print("median of %d (%d sentences, sample rate %s, gc %s): %8.0f acked tuples/s  "
+          "%6.1f us/tuple" % (args.runs, args.sentences, args.sample_rate, args.gc,
+                              statistics.median(rates), statistics.median(us)))
 
 
 if __name__ == "__main__":

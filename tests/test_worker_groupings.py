@@ -129,6 +129,17 @@ def test_fields_grouping_picks_the_task_a_java_worker_picks(values, num_tasks, j
     assert g(1, list(values) + ["ignored"]) == (targets[index],)
 
 
+@pytest.mark.parametrize("value", [0, 1, -1, 42, -7, 1 << 40, -(1 << 40), (1 << 63) - 1,
+                                   -(1 << 63), 1 << 63, -(1 << 63) - 1, 1 << 70,
+                                   -6984485683780159180, 119449914643631760])
+def test_fields_grouping_of_an_integer_is_list_hash_code_of_it(value):
+    """The grouper's own Long.hashCode of an int (the acker's root ids) agrees with
+    list_hash_code's at the ends of Java's long and past them (a BigInteger)."""
+    targets = list(range(10, 17))
+    g = grouper(Grouping(fields=["word"]), targets)
+    assert g(1, [value, 0]) == (targets[groupings.list_hash_code([value]) % 7],)
+
+
 def test_fields_grouping_selects_by_name_in_the_grouping_order():
     """Group fields ["n", "word"] hash (n, word), not the output order."""
     g = grouper(Grouping(fields=["n", "word"]), [1, 2, 3, 4, 5])
@@ -407,6 +418,24 @@ def test_outbound_components_uses_storm_task_ids_of_the_system_topology():
     sum_out = groupings.outbound_components(context(), topology, "count", component_to_tasks)
     assert groupings.out_tasks(sum_out, 2, "default", ["a", 1]) == [
         min(component_to_tasks["sum"])]
+
+
+def test_the_tasks_fn_of_each_stream_gives_what_out_tasks_gives():
+    """stream_tasks_fns: one function per stream, the same tasks as out_tasks (one grouper,
+    several, the acker's fields grouping); a stream with a direct subscriber refuses a
+    regular emit as out_tasks does."""
+    conf = default_config()
+    conf.update({"topology.workers": 1})
+    user = normalize_topology(conf, _topology(), "1.x")
+    component_to_tasks = groupings.component_to_sorted_tasks(storm_task_info(user, conf))
+    out = groupings.outbound_components(context(), system_topology(conf, user), "words",
+                                        component_to_tasks)
+    fns = groupings.stream_tasks_fns(out)
+    for stream, values in [("default", ["apple"]), ("default", ["pear"]),
+                           ("__ack_init", [123456789012, 5, 7]), ("__ack_init", [-3, 0, 7])]:
+        assert list(fns[stream](7, values)) == groupings.out_tasks(out, 7, stream, values)
+    with pytest.raises(GroupingError, match="Cannot do regular emit to direct stream"):
+        fns["side"](7, ["x"])
 
 
 def test_groupings_module_is_pure():

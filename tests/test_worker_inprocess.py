@@ -22,6 +22,7 @@ COMPONENTS = '''
 
     from pystorm import Bolt, Spout
     from pystorm.bolt import BatchingBolt
+    from pystorm.spout import ReliableSpout
 
     SEEN = collections.defaultdict(list)
 
@@ -55,6 +56,38 @@ COMPONENTS = '''
 
 
     class Batching(BatchingBolt):
+        pass
+
+
+    class TwiceAckingBolt(Bolt):
+        def process(self, tup):
+            SEEN["task ids"].append(self.emit([tup.values[0]], need_task_ids=True))
+            self.ack(tup)  # and pystorm's auto-ack once more
+
+
+    class LateAnchoringBolt(Bolt):
+        auto_ack = False
+
+        def process(self, tup):
+            self.ack(tup)
+            self.emit(["late"], anchors=[tup])
+
+
+    class OwnEmitBolt(Bolt):
+        def emit(self, tup, **kwargs):
+            SEEN["own emit"].append(list(tup))
+            return super().emit([v.upper() for v in tup], **kwargs)
+
+        def process(self, tup):
+            self.emit([tup.values[0]])
+
+
+    class OwnRunBolt(Bolt):
+        def _run(self):
+            super()._run()
+
+
+    class ReliableWords(ReliableSpout):
         pass
 
 
@@ -113,12 +146,21 @@ class Worker:
 
     def executor(self, is_spout, component_id, task_id, component_class):
         kind = "spout" if is_spout else "bolt"
-        grouper = {"default": {"next": lambda task_id, values, load: [9]}}
+        grouper = {"default": {"next": lambda task_id, values, load=None: [9]}}
         args = (self.context, component_id, [task_id], grouper, self.conf,
                 stats.ExecutorStatsCollector(kind, self.clock.seconds))
         return inprocess.mk_shell_executor(
             args, is_spout, component_class, command=None, env=None,
             on_child_died=lambda component_id, message: self.deaths.append(message))
+
+
+@pytest.fixture(params=["direct calls", "messages"])
+def host_path(request, monkeypatch):
+    """Each in-process test twice: pystorm's plumbing called past where it may be (the
+    default), and every component on pystorm's message path."""
+    if request.param == "messages":
+        monkeypatch.setattr(inprocess, "direct_calls", lambda cls, kind: frozenset())
+    return request.param
 
 
 def imported(resources, target, is_spout=False):
@@ -174,13 +216,15 @@ def test_pynimbus_worker_inprocess_false_leaves_every_component_to_its_subproces
 
 
 def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python_objects(
-        resources):
+        resources, host_path):
     """initialize sees the JSON forms a child would read; a tuple reaches ``process`` as
     pystorm's namedtuple of the source's fields, each emit is routed with the emitted objects
     (not a JSON copy: a set stays a set), and pystorm's auto-ack finishes the input."""
     from inproc_components import SEEN
     worker = Worker(**{"some.tuple": (1, 2)})
     bolt = started_bolt(resources, worker, "SplitBolt")
+    assert (type(bolt.processes[2]) is inprocess.DirectInProcessComponent) == (
+        host_path == "direct calls")
     [(conf, context)] = SEEN["initialize"]
     assert conf["some.tuple"] == [1, 2] and context["taskid"] == 2
     assert context["componentid"] == "split"
@@ -196,7 +240,7 @@ def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
-def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, caplog):
+def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, host_path, caplog):
     """A tick tuple reaches ``process_tick``; what the component logs goes to the worker's
     own log under ``pynimbus.shell.<component>``, not to the root logger's pystorm handler."""
     import logging
@@ -211,7 +255,7 @@ def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, cap
     assert not any(type(h).__name__ == "StormHandler" for h in logging.getLogger().handlers)
 
 
-def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resources):
+def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resources, host_path):
     """pystorm's report (an error with the exception) goes to the worker's report, then the
     component dies: the worker is told, with the traceback; nothing reaches it after."""
     worker = Worker()
@@ -225,9 +269,62 @@ def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resourc
     assert "raised in process" in death and "ValueError: cannot take" in death
 
 
+def test_pystorms_plumbing_is_called_past_only_where_the_class_keeps_pystorms_own(resources):
+    """``run`` (the loop body), ``emit``, ``ack`` and ``fail`` each go direct only when no
+    class between the component's and pystorm's overrides them; an own loop body, or a class
+    whose MRO differs from pystorm's below it, keeps everything on the message path."""
+    import inproc_components as c
+    bolt, spout = "bolt", "spout"
+    assert inprocess.direct_calls(c.SplitBolt, bolt) == {"run", "emit", "ack", "fail"}
+    assert inprocess.direct_calls(c.OwnEmitBolt, bolt) == {"run", "ack", "fail"}
+    assert inprocess.direct_calls(c.OwnRunBolt, bolt) == set()
+    assert inprocess.direct_calls(c.EndlessSpout, spout) == {"run", "emit"}
+    assert inprocess.direct_calls(c.ReliableWords, spout) == {"run"}
+
+    class Mixin(object):
+        def emit(self, *args, **kwargs):
+            return super().emit(*args, **kwargs)
+
+    class Mixed(c.Bolt, Mixin):  # Bolt.emit's super() would reach Mixin.emit
+        pass
+    assert inprocess.direct_calls(Mixed, bolt) == set()
+
+
+def test_a_bolts_own_emit_runs_and_its_tuples_are_still_routed_and_acked(resources,
+                                                                         host_path):
+    from inproc_components import SEEN
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "OwnEmitBolt")
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    assert SEEN["own emit"] == [["cow"]]
+    assert [values for *_, values in worker.transferred] == [["COW"]]
+    assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
+
+
+def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(
+        resources, host_path):
+    """``need_task_ids=True`` returns the out tasks; acking a tuple already acked is
+    ShellBolt's protocol error: the component dies with it, as a child would."""
+    from inproc_components import SEEN
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "TwiceAckingBolt")
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    assert SEEN["task ids"] == [[9]]
+    [death] = worker.deaths
+    assert "Acked a non-existent or already acked/failed id: 1" in death
+
+
+def test_anchoring_to_an_acked_tuple_kills_the_bolt(resources, host_path):
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "LateAnchoringBolt")
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    [death] = worker.deaths
+    assert "Anchored onto 1 after ack/fail" in death and not worker.transferred
+
+
 @pytest.mark.parametrize("max_pending, per_turn", [(250, [100, 100, 50]), (100, [100])])
 def test_a_spout_in_process_emits_in_batches_up_to_max_spout_pending(
-        resources, max_pending, per_turn):
+        resources, host_path, max_pending, per_turn):
     """``next_tuple`` runs at most NEXT_TUPLE_BATCH times per reactor turn, and never past
     ``topology.max.spout.pending`` trees in flight (none is acked here)."""
     worker = Worker(has_ackers=True, **{"topology.max.spout.pending": max_pending})

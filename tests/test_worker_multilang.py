@@ -202,15 +202,15 @@ def test_shell_bolt_inputs_resolve_anchors_acks_and_fails_once():
     inputs.put("1", "tuple one")
     inputs.put("2", "tuple two")
     emit = bolt_action(shell_msg({"command": "emit", "tuple": [], "anchors": ["2", "1"]}))
-    assert inputs.anchors(emit) == ["tuple two", "tuple one"]
-    assert inputs.take(Ack("1")) == "tuple one"
+    assert inputs.anchors(emit.anchors) == ["tuple two", "tuple one"]
+    assert inputs.take("1", "Acked") == "tuple one"
     with pytest.raises(MultilangProtocolError, match="Acked a non-existent .*: 1"):
-        inputs.take(Ack("1"))
+        inputs.take("1", "Acked")
     with pytest.raises(MultilangProtocolError, match="Anchored onto 1 after ack/fail"):
-        inputs.anchors(emit)
-    assert inputs.take(Fail("2")) == "tuple two"
+        inputs.anchors(emit.anchors)
+    assert inputs.take("2", "Failed") == "tuple two"
     with pytest.raises(MultilangProtocolError, match="Failed a non-existent .*: 2"):
-        inputs.take(Fail("2"))
+        inputs.take("2", "Failed")
     assert len(inputs) == 0
 
 

@@ -19,7 +19,7 @@ from twisted.internet import defer
 from pynimbus.clojure_port.system_topology import (
     ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, SYSTEM_TICK_STREAM_ID, is_system_id)
 from pynimbus.worker.acker import Acker, bolt_ack, bolt_fail
-from pynimbus.worker.groupings import GroupingError, out_tasks, out_tasks_direct
+from pynimbus.worker.groupings import GroupingError, out_tasks_direct, stream_tasks_fns
 from pynimbus.worker.message_id import UNANCHORED, MessageId, bolt_emit_message_ids
 from pynimbus.worker.multilang.serializers import serializer_for
 from pynimbus.worker.multilang.shell_msg import (
@@ -90,6 +90,7 @@ class Executor(object):
         self.component_id = component_id
         self.task_ids = list(task_ids)
         self.groupers = stream_to_component_to_grouper
+        self._tasks_fns = stream_tasks_fns(stream_to_component_to_grouper)
         self.component_conf = component_conf
         self.stats = stats
         self._tick_loop = None
@@ -149,7 +150,8 @@ class Executor(object):
         then one transfer each with the message id ``message_ids_for(out_tasks)`` gives.
         Returns the out tasks."""
         if direct_task is None:
-            targets = out_tasks(self.groupers, task_id, stream, values)
+            tasks_fn = self._tasks_fns.get(stream)
+            targets = tasks_fn(task_id, values) if tasks_fn is not None else ()
         else:
             targets = out_tasks_direct(self.groupers, self.context.task_to_component,
                                        direct_task, stream)
@@ -291,20 +293,26 @@ class ShellBoltExecutor(ShellExecutor):
     def on_action(self, task_id, action):
         try:
             if isinstance(action, Emit):
-                self._emit(task_id, action)
+                targets = self.bolt_emit(task_id, action.stream, action.values,
+                                         action.anchors, action.direct_task)
+                if needs_task_ids_reply(action):
+                    self.processes[task_id].write_task_ids(targets)
             elif isinstance(action, Ack):
-                self._ack(task_id, self.inputs[task_id].take(action), bolt_ack,
-                          self.stats.acked)
+                self.ack_input(task_id, action.id)
             elif isinstance(action, Fail):
-                self._ack(task_id, self.inputs[task_id].take(action), bolt_fail,
-                          self.stats.failed)
+                self.fail_input(task_id, action.id)
             elif isinstance(action, ReportError):
                 self.report_error(action.message)
         except (MultilangProtocolError, GroupingError) as e:
             self._protocol_error(task_id, e)
 
-    def _emit(self, task_id, emit):
-        anchors = self.inputs[task_id].anchors(emit)
+    def bolt_emit(self, task_id, stream, values, anchor_ids, direct_task=None):
+        """``ShellBolt.handleEmit``: route what ``task_id`` emitted anchored to the inputs of
+        ``anchor_ids``; returns the out tasks.
+
+        :raises MultilangProtocolError: an anchor is no pending input.
+        :raises GroupingError: the stream's grouping does not allow this emit."""
+        anchors = self.inputs[task_id].anchors(anchor_ids) if anchor_ids else None
         if anchors:
             generate_id = self.context.generate_id
 
@@ -312,10 +320,21 @@ class ShellBoltExecutor(ShellExecutor):
                 return bolt_emit_message_ids(anchors, targets, generate_id)
         else:
             message_ids_for = None  # unanchored: every tuple UNANCHORED, no ids drawn
-        targets = self.emit(task_id, emit.stream, emit.values, message_ids_for,
-                            direct_task=emit.direct_task)
-        if needs_task_ids_reply(emit):
-            self.processes[task_id].write_task_ids(targets)
+        return self.emit(task_id, stream, values, message_ids_for, direct_task=direct_task)
+
+    def ack_input(self, task_id, tuple_id):
+        """``ShellBolt.handleAck``.
+
+        :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
+        self._ack(task_id, self.inputs[task_id].take(tuple_id, "Acked"), bolt_ack,
+                  self.stats.acked)
+
+    def fail_input(self, task_id, tuple_id):
+        """``ShellBolt.handleFail``.
+
+        :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
+        self._ack(task_id, self.inputs[task_id].take(tuple_id, "Failed"), bolt_fail,
+                  self.stats.failed)
 
     def _ack(self, task_id, tuple_, acker_messages, record):
         """executor.clj bolt ``ack``/``fail``: tell the acker, count a sampled tuple; say so
@@ -443,24 +462,35 @@ class ShellSpoutExecutor(ShellExecutor):
             self._schedule_next(SPOUT_IDLE_WAIT_SECS if self._asked_in_vain[task_id] else 0)
 
     def _emit(self, task_id, emit):
+        reply = (self.processes[task_id].write_task_ids if needs_task_ids_reply(emit)
+                 else None)
+        self.spout_emit(task_id, emit.stream, emit.values, emit.message_id,
+                        emit.direct_task, reply)
+
+    def spout_emit(self, task_id, stream, values, message_id, direct_task=None,
+                   task_ids_reply=None):
+        """``ShellSpout``'s emit of ``task_id``: routed, its tree (if ``message_id`` is not
+        None) pending and told to the acker, the out tasks given to ``task_ids_reply`` (if
+        any) before the spout hears of a tree already complete; returns the out tasks.
+
+        :raises GroupingError: the stream's grouping does not allow this emit."""
         self._asked_in_vain[task_id] = False
         sends = []
 
         start_ms = self.context.now_ms() if self.stats.sample() else None
 
         def message_ids_for(targets):
-            send = self.pending.send_spout_msg(task_id, emit.stream, emit.message_id, targets,
-                                               start_ms)
+            send = self.pending.send_spout_msg(task_id, stream, message_id, targets, start_ms)
             sends.append(send)
             return send.message_ids
 
-        targets = self.emit(task_id, emit.stream, emit.values, message_ids_for,
-                            direct_task=emit.direct_task)
+        targets = self.emit(task_id, stream, values, message_ids_for, direct_task=direct_task)
         send = sends[0]
         self.emit_acker_messages(task_id, send.acker_emits)
-        if needs_task_ids_reply(emit):
-            self.processes[task_id].write_task_ids(targets)
+        if task_ids_reply is not None:
+            task_ids_reply(targets)
         self._call_back(send.callbacks)
+        return targets
 
 
 def receive_message_id(anchors_to_ids):

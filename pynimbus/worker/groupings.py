@@ -44,6 +44,7 @@ PARTIAL_KEY_GROUPING_2X_DEFAULTS = (
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 _NOT_CONNECTED_LOAD = 1.0  # LoadMapping.NOT_CONNECTED's load
 
 
@@ -127,7 +128,14 @@ class FieldsGrouper(object):
         h = 1
         for i in self._indices:
             value = values[i]
-            h = 31 * h + (string_hash(value) if value.__class__ is str else java_hash(value))
+            if value.__class__ is str:
+                h = 31 * h + string_hash(value)
+            elif value.__class__ is int and _LONG_MIN <= value <= _LONG_MAX:
+                # Long.hashCode unsigned: the sum is wrapped below, so the sign is immaterial
+                value &= _MASK64
+                h = 31 * h + ((value ^ (value >> 32)) & _MASK32)
+            else:
+                h = 31 * h + java_hash(value)
         # Clojure's mod, like Python's %, takes the divisor's sign.
         return self._choices[int32(h & _MASK32) % self._num_tasks]
 
@@ -646,6 +654,38 @@ def out_tasks(stream_to_component_to_grouper, task_id, stream, values, load=None
             raise GroupingError("Cannot do regular emit to direct stream")
         ret.extend(grouper(task_id, values, load))
     return ret
+
+
+def stream_tasks_fns(stream_to_component_to_grouper):
+    """:func:`out_tasks` made once per stream: ``{stream: fn(task_id, values)}`` giving the
+    out tasks (a sequence) of a regular emit, so an emit looks up one function instead of
+    walking the stream's groupers.  A stream with one target's grouper gets that grouper; a
+    stream a target subscribes to with a direct grouping gets a function raising
+    :class:`GroupingError`, as :func:`out_tasks` does.  A stream not in the map has no
+    targets (the caller's default)."""
+    ret = {}
+    for stream, component_to_grouper in stream_to_component_to_grouper.items():
+        groupers = tuple(component_to_grouper.values())
+        if any(grouper is DIRECT for grouper in groupers):
+            ret[stream] = _regular_emit_to_direct_stream
+        elif len(groupers) == 1:
+            ret[stream] = groupers[0]
+        else:
+            ret[stream] = _all_targets(groupers)
+    return ret
+
+
+def _regular_emit_to_direct_stream(task_id, values, load=None):
+    raise GroupingError("Cannot do regular emit to direct stream")
+
+
+def _all_targets(groupers):
+    def tasks_fn(task_id, values, load=None):
+        ret = []
+        for grouper in groupers:
+            ret.extend(grouper(task_id, values, load))
+        return ret
+    return tasks_fn
 
 
 def out_tasks_direct(stream_to_component_to_grouper, task_to_component, out_task_id, stream):

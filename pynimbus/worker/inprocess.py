@@ -34,6 +34,7 @@ A component that raises is handled as pystorm's ``run`` does (logged, reported w
 default), as a multilang child that died: the worker reports the error and exits with code 11.
 """
 
+import collections
 import json
 import logging
 import os
@@ -44,6 +45,7 @@ from twisted.internet import defer
 
 from pynimbus.worker.executor import (
     SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
+from pynimbus.worker.groupings import GroupingError
 from pynimbus.worker.multilang.shell_msg import (
     DEFAULT_STREAM_ID, Ack, Emit, Fail, MultilangProtocolError, ShellLog, Sync, bolt_action,
     bolt_msg, shell_log_level_name, shell_msg, spout_action, spout_msg)
@@ -257,23 +259,30 @@ class InProcessComponent(object):
 
     def _run_once(self):
         """One turn of pystorm's ``run`` loop; an exception is handled as ``run`` does."""
-        component = self.component
         try:
-            component._run()
-        except SystemExit as e:
+            self.component._run()
+        except (SystemExit, Exception) as e:
+            self._handle_run_exception(e)
+
+    def _handle_run_exception(self, e):
+        """What pystorm's ``run`` does with an exception of its loop body: a SystemExit
+        ends the component; another is logged, reported and its tuple failed (pystorm's
+        ``_handle_run_exception``), then, with ``exit_on_exception``, ends the component."""
+        component = self.component
+        if isinstance(e, SystemExit):
             self._die("%s exited with code %s" % (self._process_info(), e.code))
-        except Exception as e:
-            component.logger.error("Exception in %s.run()", type(component).__name__,
+            return
+        component.logger.error("Exception in %s.run()", type(component).__name__,
+                               exc_info=True)
+        text = traceback.format_exc()
+        try:
+            component._handle_run_exception(e)
+        except Exception:
+            component.logger.error("While trying to handle previous exception...",
                                    exc_info=True)
-            text = traceback.format_exc()
-            try:
-                component._handle_run_exception(e)
-            except Exception:
-                component.logger.error("While trying to handle previous exception...",
-                                       exc_info=True)
-            component._current_tups = []
-            if component.exit_on_exception:
-                self._die("%s raised in process: %s" % (self._process_info(), text))
+        component._current_tups = []
+        if component.exit_on_exception:
+            self._die("%s raised in process: %s" % (self._process_info(), text))
 
     # -- what the component sends
 
@@ -320,6 +329,215 @@ class InProcessComponent(object):
         return "pid:%s (in process), name:%s" % (self.pid, self.component_id)
 
 
+# pystorm's plumbing: the loop body, reading and sending (each overridable by a component)
+_RUN_PLUMBING = ("_run", "read_tuple", "read_command", "read_message", "read_task_ids",
+                 "send_message", "is_heartbeat", "is_tick")
+
+
+def direct_calls(component_class, kind):
+    """Which of pystorm's plumbing :class:`DirectInProcessComponent` may call past for
+    ``component_class``: a set of ``"run"`` (the loop body), ``"emit"``, and for a bolt
+    ``"ack"`` and ``"fail"``; each only where the class (and every class between it and
+    pystorm's ``Bolt``/``Spout``) keeps pystorm's own method, so an override always runs.
+    Empty when the loop body is not pystorm's."""
+    from pystorm import Bolt, Spout
+
+    base = Bolt if kind == BOLT else Spout
+    mro = component_class.__mro__
+    if base not in mro or mro[mro.index(base):] != base.__mro__:
+        return frozenset()
+
+    def own(name):
+        return getattr(component_class, name, None) is getattr(base, name, None)
+
+    if not all(own(name) for name in _RUN_PLUMBING):
+        return frozenset()
+    methods = ("emit", "ack", "fail") if kind == BOLT else ("emit",)
+    return frozenset(["run"] + [name for name in methods if own(name)])
+
+
+class DirectInProcessComponent(InProcessComponent):
+    """An in-process component whose pystorm plumbing is called past: the executor's tuple
+    becomes pystorm's ``Tuple`` and goes to ``process`` as pystorm's ``Bolt._run`` does it
+    (``Spout._run``: the command's callback, then the sync), and ``emit``/``ack``/``fail``
+    go straight to the executor's ``bolt_emit``/``ack_input``/``fail_input``/``spout_emit``
+    (ShellBolt's and ShellSpout's handlers), with no message dict, no action and no copy
+    beyond the emitted values' list.  Used only where :func:`direct_calls` allows it; what
+    it does not call past (a component's own ``emit``, a value of an unexpected type) takes
+    the message path of :class:`InProcessComponent`, whose checks it then gets.  Calls
+    never nest: what arrives while the component runs waits in ``_calls``.
+    """
+
+    def __init__(self, component_id, component_class, kind, on_action, on_died, executor,
+                 task_id, calls):
+        super().__init__(component_id, component_class, kind, on_action, on_died)
+        from pystorm import Bolt, Spout
+        from pystorm.component import Tuple
+
+        self._executor = executor
+        self._task_id = task_id
+        self._calls = collections.deque()
+        self._tuple = Tuple
+        component = self.component
+        if kind == BOLT:
+            self._pystorm_emit = Bolt.emit
+            if "emit" in calls:
+                component.emit = self._bolt_emit
+            if "ack" in calls:
+                component.ack = self._bolt_ack
+            if "fail" in calls:
+                component.fail = self._bolt_fail
+        else:
+            self._pystorm_emit = Spout.emit
+            if "emit" in calls:
+                component.emit = self._spout_emit
+
+    # -- what the executor writes
+
+    def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
+        self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
+                                         source_task, values))
+
+    def write_spout_msg(self, command, message_id=""):
+        self._run_calls(self._spout_run, (command, message_id))
+
+    def _run_calls(self, call, args):
+        if self._running or self._dead:
+            self._calls.append((call, args))
+            return
+        self._running = True
+        try:
+            call(*args)
+            calls = self._calls
+            while calls and not self._dead:
+                call, args = calls.popleft()
+                call(*args)
+        finally:
+            self._running = False
+
+    def _bolt_run(self, tuple_id, source_component, stream, source_task, values):
+        """pystorm's ``Bolt._run`` on one tuple (``read_tuple``'s Tuple, its namedtuple of
+        values included)."""
+        component = self.component
+        try:
+            values_type = component._source_tuple_types[source_component].get(stream)
+            tup = self._tuple(tuple_id, source_component, stream, source_task,
+                              tuple(values) if values_type is None else values_type(*values))
+            component._current_tups = [tup]
+            if component.is_heartbeat(tup):
+                component.send_message({"command": "sync"})
+            elif component.is_tick(tup):
+                component.process_tick(tup)
+                if component.auto_ack:
+                    component.ack(tup)
+            else:
+                component.process(tup)
+                if component.auto_ack:
+                    component.ack(tup)
+            component._current_tups = []
+        except (SystemExit, Exception) as e:
+            self._handle_run_exception(e)
+
+    def _spout_run(self, command, message_id):
+        """pystorm's ``Spout._run`` on one command, then its sync."""
+        component = self.component
+        try:
+            if command == "next":
+                component.next_tuple()
+            elif command == "ack":
+                component.ack(message_id)
+            elif command == "fail":
+                component.fail(message_id)
+            elif command == "activate":
+                component.activate()
+            elif command == "deactivate":
+                component.deactivate()
+        except (SystemExit, Exception) as e:
+            self._handle_run_exception(e)
+            return
+        if not self._dead:
+            self._on_action(_SYNC)
+
+    # -- what the component calls
+
+    def _bolt_emit(self, tup, stream=None, anchors=None, direct_task=None,
+                   need_task_ids=False):
+        """pystorm's ``Bolt.emit`` into ``ShellBolt.handleEmit``."""
+        component = self.component
+        if anchors is None:
+            anchors = component._current_tups if component.auto_anchor else ()
+        Tuple = self._tuple
+        anchor_ids = [a.id if isinstance(a, Tuple) else a for a in anchors]
+        if not (tup.__class__ in (list, tuple) and (stream is None or stream.__class__ is str)
+                and (direct_task is None or direct_task.__class__ is int)
+                and _all_str(anchor_ids)):
+            return self._pystorm_emit(component, tup, stream, anchors, direct_task,
+                                      need_task_ids)
+        if self._dead:
+            return None
+        try:
+            targets = self._executor.bolt_emit(
+                self._task_id, DEFAULT_STREAM_ID if stream is None else stream, list(tup),
+                anchor_ids, direct_task)
+        except (MultilangProtocolError, GroupingError) as e:
+            self._executor._protocol_error(self._task_id, e)
+            return None
+        return _emitted_task_ids(targets, direct_task, need_task_ids)
+
+    def _spout_emit(self, tup, tup_id=None, stream=None, direct_task=None,
+                    need_task_ids=False):
+        """pystorm's ``Spout.emit`` into ``ShellSpout``'s emit."""
+        if not (tup.__class__ in (list, tuple) and (stream is None or stream.__class__ is str)
+                and (direct_task is None or direct_task.__class__ is int)):
+            return self._pystorm_emit(self.component, tup, tup_id, stream, direct_task,
+                                      need_task_ids)
+        if self._dead:
+            return None
+        try:
+            targets = self._executor.spout_emit(
+                self._task_id, DEFAULT_STREAM_ID if stream is None else stream, list(tup),
+                tup_id, direct_task)
+        except GroupingError as e:
+            self._executor._protocol_error(self._task_id, e)
+            return None
+        return _emitted_task_ids(targets, direct_task, need_task_ids)
+
+    def _bolt_ack(self, tup):
+        """pystorm's ``Bolt.ack`` into ``ShellBolt.handleAck``."""
+        self._ack_or_fail(tup, "ack", self._executor.ack_input)
+
+    def _bolt_fail(self, tup):
+        """pystorm's ``Bolt.fail`` into ``ShellBolt.handleFail``."""
+        self._ack_or_fail(tup, "fail", self._executor.fail_input)
+
+    def _ack_or_fail(self, tup, command, handle):
+        tup_id = tup.id if isinstance(tup, self._tuple) else tup
+        if tup_id.__class__ is not str:  # the checked path says what is wrong with it
+            self._received({"command": command, "id": tup_id})
+            return
+        if self._dead:
+            return
+        try:
+            handle(self._task_id, tup_id)
+        except MultilangProtocolError as e:
+            self._executor._protocol_error(self._task_id, e)
+
+
+def _all_str(values):
+    for value in values:
+        if value.__class__ is not str:
+            return False
+    return True
+
+
+def _emitted_task_ids(targets, direct_task, need_task_ids):
+    """What pystorm's ``emit`` returns: the task ids only when asked for (a direct emit's
+    own task, as pystorm gives it)."""
+    if not need_task_ids:
+        return None
+    return [direct_task] if direct_task is not None else list(targets)  # never a grouper's own
+
+
 class InProcessExecutor(object):
     """What replaces launching multilang children: one :class:`InProcessComponent` per task,
     set up at once (``ShellBolt.prepare``/``ShellSpout.open``)."""
@@ -330,11 +548,16 @@ class InProcessExecutor(object):
 
     def launch_children(self):
         conf = self.context.storm_conf
+        calls = direct_calls(self.component_class, self.kind)
         for task_id in self.task_ids:
-            component = InProcessComponent(
-                self.component_id, self.component_class, self.kind,
-                on_action=lambda action, task_id=task_id: self.on_action(task_id, action),
-                on_died=self._died)
+            on_action = (lambda action, task_id=task_id: self.on_action(task_id, action))
+            if calls:
+                component = DirectInProcessComponent(
+                    self.component_id, self.component_class, self.kind, on_action,
+                    self._died, self, task_id, calls)
+            else:
+                component = InProcessComponent(self.component_id, self.component_class,
+                                               self.kind, on_action, self._died)
             self.processes[task_id] = component
             context = topology_context_json(self.context.user_topology,
                                             self.context.task_to_component, task_id)

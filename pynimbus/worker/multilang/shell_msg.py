@@ -146,30 +146,29 @@ class ShellBoltInputs:
         """``execute``: remember the tuple written under ``tuple_id``."""
         self._by_id[tuple_id] = input_tuple
 
-    def anchors(self, emit):
-        """``handleEmit``: the input tuples an emit is anchored to.
+    def anchors(self, anchor_ids):
+        """``handleEmit``: the input tuples an emit anchored to ``anchor_ids`` is anchored to.
 
         :raises MultilangProtocolError: an anchor names no pending input ("Anchored onto ...
             after ack/fail", which kills the bolt in Storm).
         """
-        ret = []
-        for anchor in emit.anchors:
-            if anchor not in self._by_id:
-                raise MultilangProtocolError("Anchored onto %s after ack/fail" % anchor)
-            ret.append(self._by_id[anchor])
-        return ret
+        by_id = self._by_id
+        try:
+            return [by_id[anchor] for anchor in anchor_ids]
+        except KeyError as e:
+            raise MultilangProtocolError("Anchored onto %s after ack/fail" % e.args[0])
 
-    def take(self, ack_or_fail):
-        """``handleAck``/``handleFail``: remove and return the tuple the child acked or failed.
+    def take(self, tuple_id, verb):
+        """``handleAck``/``handleFail`` (``verb`` "Acked" or "Failed"): remove and return the
+        input tuple of ``tuple_id``.
 
         :raises MultilangProtocolError: the id names no pending input.
         """
-        if ack_or_fail.id not in self._by_id:
-            verb = "Acked" if isinstance(ack_or_fail, Ack) else "Failed"
+        try:
+            return self._by_id.pop(tuple_id)
+        except KeyError:
             raise MultilangProtocolError(
-                "%s a non-existent or already acked/failed id: %s" % (verb, ack_or_fail.id)
-            )
-        return self._by_id.pop(ack_or_fail.id)
+                "%s a non-existent or already acked/failed id: %s" % (verb, tuple_id))
 
 
 def needs_task_ids_reply(emit):
