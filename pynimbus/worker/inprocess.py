@@ -6,11 +6,14 @@ What a component sees is unchanged: it is an instance of its own pystorm class, 
 the conf and context the multilang handshake would give (the same JSON values), whose
 serializer is the in-memory one of :mod:`pynimbus.worker.pystorm_host`; so ``emit``, anchors,
 pystorm's auto-ack and auto-fail, ``need_task_ids``, ticks, ``log``, ``raise_exception`` and
-metrics calls run as under Storm.  What it sends goes through the multilang checks
-(``shell_msg``) to the ShellBolt and ShellSpout executors of :mod:`pynimbus.worker.executor`,
-which do the routing, anchoring, acking, max spout pending and stats for both paths; values
-travel between the executors of a worker as the Python objects emitted (a copy of the list),
-and through the transport's msgpack to other workers.
+metrics calls run as under Storm.  Where the class keeps pystorm's own loop body and
+``emit``/``ack``/``fail`` (:func:`direct_calls`), those are called past: the executor's tuple
+goes straight to ``process`` and an emit or ack straight to the handlers of the ShellBolt and
+ShellSpout executors of :mod:`pynimbus.worker.executor`, which do the routing, anchoring,
+acking, max spout pending and stats for every path; what a class overrides keeps pystorm's
+message, read back with the multilang checks (``shell_msg``).  Values travel between the
+executors of a worker as the Python objects emitted (a copy of the list), and through the
+transport's msgpack to other workers.
 
 How it runs (the choice, documented): on the reactor thread, as Storm's executor thread calls
 a component.  A bolt's ``process`` runs when its executor takes a tuple (the worker delivers
