@@ -448,6 +448,38 @@ def test_nimbus_host_is_registered_again_after_the_session_expires(zookeeper_con
         observer.close()
 
 
+@pytest.mark.zookeeper
+def test_held_blobs_are_registered_again_after_the_session_expires(zookeeper_conf,
+                                                                  wait_until):
+    """setup_blobstore's ephemeral ``/blobstore/<key>/<host:port>-<version>`` comes back in
+    the new session at its latest version; a key deleted meanwhile is not made again, and a
+    key this nimbus forgot (its local copy deleted) is not registered."""
+    from pynimbus.cluster import make_backend
+    nimbus = StormClusterState(make_backend(zookeeper_conf))
+    observer = StormClusterState(make_backend(zookeeper_conf))
+    try:
+        for key in ("kept", "deleted", "forgotten"):
+            nimbus.setup_blobstore(key, "nimbus1:6627", 1)
+        nimbus.setup_blobstore("kept", "nimbus1:6627", 2)
+        observer.remove_blobstore_key("deleted")
+        nimbus.forget_held_blob("forgotten")
+        old_session = nimbus.backend._client.client_id[0]
+        expire_session(nimbus.backend)
+
+        def kept_by_a_new_session():
+            stat = observer.backend._client.exists("/blobstore/kept/nimbus1:6627-2")
+            return stat is not None and stat.ephemeralOwner not in (0, old_session)
+
+        wait_until(kept_by_a_new_session, timeout=20,
+                   what="the held blob to be registered again by the new session")
+        assert observer.blobstore_info("kept") == ["nimbus1:6627-2"]
+        assert observer.blobstore_info("deleted") is None
+        assert observer.blobstore_info("forgotten") == []
+    finally:
+        nimbus.close()
+        observer.close()
+
+
 def test_batched_reads_return_what_single_reads_return(state):
     """storm_bases, assignment_infos and supervisor_infos equal the one-by-one reads."""
     base = ttypes.StormBase(name="a", status=ttypes.TopologyStatus.ACTIVE, num_workers=1)

@@ -43,6 +43,9 @@ class FakeBlobState:
     def remove_blobstore_key(self, key):
         self.nodes.pop(key, None)
 
+    def forget_held_blob(self, key):
+        pass  # nothing here outlives a session
+
     def remove_key_version(self, key):
         self.max_seq.pop(key, None)
 

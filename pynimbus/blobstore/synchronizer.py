@@ -79,6 +79,7 @@ class BlobSynchronizer:
         return plan
 
     def _delete_local(self, key):
+        self.state.forget_held_blob(key)
         try:
             self.store.delete_blob(key)
             log.info("Deleted blob %s: ZooKeeper no longer lists it", key)

@@ -174,7 +174,10 @@ class StormClusterState:
         self.backend = backend
         self._clock = clock
         self.compat = compat
+        # what this session registered and must register again in a new session (Storm
+        # does for the nimbus entry): {nimbus id: summary}, {blob key: (host:port, version)}
         self._nimbus_hosts = {}
+        self._held_blobs = {}
         self._nimbus_hosts_lock = threading.Lock()
         self._listening = False
         self._cache = None
@@ -629,18 +632,29 @@ class StormClusterState:
         data = serialize(nimbus_summary)
         with self._nimbus_hosts_lock:
             self._nimbus_hosts[nimbus_id] = data
-            if not self._listening:
-                self._listening = True
-                self.backend.add_connection_listener(self._on_connection_state)
+        self._listen_for_reconnection()
         self.backend.delete(path)
         self.backend.set_ephemeral_node(path, data)
         self._written(path)
 
+    def _listen_for_reconnection(self):
+        with self._nimbus_hosts_lock:
+            if self._listening:
+                return
+            self._listening = True
+        self.backend.add_connection_listener(self._on_connection_state)
+
     def _on_connection_state(self, state):
+        """After a reconnection (a new session, when the old one expired): this nimbus's
+        entry and the ``/blobstore`` entries of the blobs it holds, both ephemeral, are
+        written again.  Storm re-registers the nimbus entry; its blob entries come back only
+        with the next upload or sync of each key, so until then ``replication_count`` and
+        the followers' syncs would not count this nimbus (a deliberate difference)."""
         if state != self.backend.CONNECTED:
             return
         with self._nimbus_hosts_lock:
             hosts = list(self._nimbus_hosts.items())
+            held = list(self._held_blobs.items())
         for nimbus_id, data in hosts:
             path = paths.nimbus_path(nimbus_id)
             try:
@@ -649,6 +663,11 @@ class StormClusterState:
             except ClusterStateError as e:
                 log.warning("Could not re-register nimbus %s after reconnecting: %s",
                             nimbus_id, e)
+        for key, (nimbus_host_port, version) in held:
+            try:
+                self._register_held_blob(key, nimbus_host_port, version)
+            except ClusterStateError as e:
+                log.warning("Could not re-register blob %s after reconnecting: %s", key, e)
 
     # Blob store
 
@@ -662,10 +681,35 @@ class StormClusterState:
         """
         path = paths.blobstore_nimbus_path(key, nimbus_host_port, version)
         key_path = paths.blobstore_path(key)
+        with self._nimbus_hosts_lock:
+            self._held_blobs[key] = (nimbus_host_port, version)
+        self._listen_for_reconnection()
         self.backend.mkdirs(key_path)
         self.backend.delete_node_with_prefix(key_path, nimbus_host_port + "-")
         self.backend.set_ephemeral_node(path, b"")
         self._written(key_path, path)
+
+    def forget_held_blob(self, key):
+        """This nimbus no longer holds ``key``: a new session does not register it."""
+        with self._nimbus_hosts_lock:
+            self._held_blobs.pop(key, None)
+
+    def _register_held_blob(self, key, nimbus_host_port, version):
+        """:meth:`setup_blobstore` again in a new session, unless the key was deleted
+        meanwhile (then it is forgotten: its ``/blobstore/<key>`` is not made again)."""
+        key_path = paths.blobstore_path(key)
+        if not self.backend.exists(key_path):
+            with self._nimbus_hosts_lock:
+                if self._held_blobs.get(key) == (nimbus_host_port, version):
+                    del self._held_blobs[key]
+            return
+        self.backend.delete_node_with_prefix(key_path, nimbus_host_port + "-")
+        try:
+            self.backend.create(paths.blobstore_nimbus_path(key, nimbus_host_port, version),
+                                b"", ephemeral=True)
+        except (NoNodeError, NodeExistsError):
+            return  # deleted since, or set up again meanwhile by this session
+        self._written(key_path)
 
     def blobstore(self):
         """Port of ``blobstore`` (no callback): sync, then the keys under ``/blobstore``."""
@@ -699,6 +743,7 @@ class StormClusterState:
 
     def remove_blobstore_key(self, key):
         """Port of ``remove-blobstore-key!``: delete ``/blobstore/<key>``."""
+        self.forget_held_blob(key)
         self.backend.delete(paths.blobstore_path(key))
         self._written(paths.blobstore_path(key))
 

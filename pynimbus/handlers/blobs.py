@@ -392,6 +392,7 @@ class BlobsHandler:
         active = set(self.state.active_keys() or ())
         for key in sorted(local - active):
             log.info("Deleting blob %s: ZooKeeper does not list it", key)
+            self.state.forget_held_blob(key)
             self.store.delete_blob(key)
         for key in sorted(local & active):
             try:
