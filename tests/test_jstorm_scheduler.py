@@ -266,3 +266,69 @@ def test_a_topology_master_asking_for_its_own_worker_gets_one():
     expected = place_case(case)
     assert sorted((WorkerSlot(w["node_id"], w["port"]), [(t, t) for t in w["tasks"]])
                   for w in expected) == sorted(slots.items())
+
+
+def master_topology(sim):
+    executors = dict(WORD_COUNT)
+    executors[(12, 12)] = "__topology_master"
+    sim.topologies["wc-1-1"] = TopologyDetails(
+        "wc-1-1", {"topology.name": "wc", "topology.master.single.worker": True}, 4,
+        executor_to_component=executors, owner="alice",
+        raw_topology=raw_topology_of(word_count_topology()))
+
+
+def run_rounds(sim, secs, beating):
+    """``secs`` seconds with a monitor round every 10 s; each second the executors
+    ``beating()`` names beat (the master writes every executor's heartbeat)."""
+    for _ in range(secs):
+        sim.now += 1
+        sim.beat("wc-1-1", *beating())
+        if sim.now % 10 == 0:
+            sim.mk_assignments()
+
+
+def test_a_dead_topology_master_moves_alone_and_the_others_wait_for_its_launch():
+    """JStorm's MonitorRunnable rule: every heartbeat goes through the master, so when its
+    worker dies they all stop; only the master's worker is placed again, every other worker
+    keeps its slot, and while the new master is younger than nimbus.task.launch.secs nothing
+    else moves, even as the others' heartbeats are still missing; then they beat again and
+    the placement stays."""
+    sim = jstorm_sim(supervisors=4)
+    master_topology(sim)
+    sim.mk_assignments()
+    before = sim.slots("wc-1-1")
+    [master_slot] = [slot for slot, executors in before.items() if executors == [(12, 12)]]
+    others = {slot: executors for slot, executors in before.items() if slot != master_slot}
+    everyone = [e for executors in before.values() for e in executors]
+    run_rounds(sim, 130, lambda: everyone)  # all running, past the launch grace
+    assert sim.slots("wc-1-1") == before
+    run_rounds(sim, 40, lambda: [])  # the master's worker died: no heartbeat at all
+    after = sim.slots("wc-1-1")
+    moved = {slot: executors for slot, executors in after.items() if slot not in others}
+    assert {slot: after.get(slot) for slot in others} == others
+    assert list(moved.values()) == [[(12, 12)]] and master_slot not in after
+    run_rounds(sim, 100, lambda: [(12, 12)])  # the new master runs; the rest not yet heard of
+    assert sim.slots("wc-1-1") == after
+    run_rounds(sim, 60, lambda: everyone)
+    assert sim.slots("wc-1-1") == after
+    sim.check_consistency("wc-1-1")
+
+
+def test_executors_dead_under_a_living_master_are_placed_again_once_it_is_launched():
+    """With the master alive past nimbus.task.launch.secs, dead executors are re-placed as
+    JStorm's MONITOR does (the master's worker stays)."""
+    sim = jstorm_sim(supervisors=4)
+    master_topology(sim)
+    sim.mk_assignments()
+    before = sim.slots("wc-1-1")
+    [master_slot] = [slot for slot, executors in before.items() if executors == [(12, 12)]]
+    lost_slot = min(slot for slot in before if slot != master_slot)
+    everyone = [e for executors in before.values() for e in executors]
+    run_rounds(sim, 130, lambda: everyone)
+    survivors = [e for slot, executors in before.items() if slot != lost_slot
+                 for e in executors]
+    run_rounds(sim, 40, lambda: survivors)
+    after = sim.slots("wc-1-1")
+    assert after[master_slot] == [(12, 12)] and lost_slot not in after
+    assert sorted(e for executors in after.values() for e in executors) == sorted(everyone)
+    sim.check_consistency("wc-1-1")

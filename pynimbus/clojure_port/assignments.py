@@ -210,7 +210,8 @@ def compute_new_scheduler_assignments(topologies, existing, supervisors, heartbe
     errors = {}
     if conf.get("pynimbus.scheduler") == "jstorm":
         cluster, errors = jstorm_schedule(list(ordered.values()), cluster, existing, supervisors,
-                                          scratch_topology_id, scratch_assignment)
+                                          scratch_topology_id, scratch_assignment, now,
+                                          int(conf.get("nimbus.task.launch.secs", 120)))
     else:
         cluster = default_schedule(list(ordered.values()), cluster)
     return cluster, new_cache, errors

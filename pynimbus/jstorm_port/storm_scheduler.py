@@ -12,7 +12,10 @@ at a time (the one being rebalanced first): :func:`topology_assign_context` buil
   being rebalanced (``scratch``, its old assignment kept where JStorm keeps it; never a
   "reassign"); MONITOR: a topology some of whose executors are not alive (they are the dead
   tasks; alive executors on a supervisor that is gone are the unstopped ones); a topology with
-  every executor alive is left as it is (JStorm assigns only on those events);
+  every executor alive is left as it is (JStorm assigns only on those events); with a
+  topology master, JStorm's monitor rule narrows the dead tasks (:func:`monitor_dead_tasks`:
+  a dead master's worker alone moves, and nothing moves while a new master is younger than
+  ``nimbus.task.launch.secs``);
 - the conf JStorm reads is the topology's, with ``topology.workers`` the topology's worker count
   and ``topology.acker.executors`` its number of acker executors; a topology without a
   ``__topology_master`` executor gets ``topology.master.single.worker: false`` unless it sets
@@ -148,10 +151,37 @@ def jstorm_supervisors(cluster, supervisors, old_ports=None):
     return jstorm_cluster
 
 
+def monitor_dead_tasks(dead, stored, tm_task_id, now, launch_secs):
+    """The dead tasks a MONITOR round re-places when the topology has a topology master
+    (port of the rule in JStorm 2.2.1 ``MonitorRunnable.run``; every executor's heartbeat
+    reaches nimbus through the master, so when the master dies they all stop): with the
+    master dead, only the tasks of its worker; with the master alive but started less than
+    ``nimbus.task.launch.secs`` ago (its heartbeats of the others are not all in yet), none
+    (None: the topology waits).  ``dead`` is returned unchanged without a master.
+
+    Mapping: the master's uptime is the time since its executor's start in the stored
+    assignment.  Deliberate difference: JStorm's waiting master ends that monitor run for
+    every topology; here the other topologies are still looked at."""
+    if not tm_task_id:
+        return dead
+    tm_executor = (tm_task_id, tm_task_id)
+    if tm_task_id in dead:
+        node_info = (stored.executor_node_port or {}).get(tm_executor)
+        if node_info is None:
+            return [tm_task_id]
+        return sorted(e[0] for e, n in stored.executor_node_port.items() if n == node_info)
+    started = (stored.executor_start_time_secs or {}).get(tm_executor)
+    if started is None or now - started < launch_secs:
+        return None
+    return dead
+
+
 def topology_assign_context(topology, cluster, existing, supervisors, scratch_topology_id=None,
-                            scratch_assignment=None, jstorm_cluster=None):
+                            scratch_assignment=None, jstorm_cluster=None, now=0,
+                            launch_secs=0):
     """What ``prepareTopologyAssign`` would hand JStorm's scheduler for ``topology`` this round,
-    or None when JStorm would not assign it (every executor alive).
+    or None when JStorm would not assign it (every executor alive, or a topology master
+    not long started: :func:`monitor_dead_tasks`, with ``now`` and ``launch_secs``).
 
     :param jstorm_cluster: the supervisors JStorm's previous placement of this round left (a NEW
         or MONITOR one that succeeded): the same sets, in the same order, as building them
@@ -159,6 +189,8 @@ def topology_assign_context(topology, cluster, existing, supervisors, scratch_to
     topology_id = topology.topology_id
     assigned = cluster.get_assignment_by_id(topology_id) or {}
     stored = existing.get(topology_id)
+    tm_task_id = next((e[0] for e, c in topology.executor_to_component.items()
+                       if c == TOPOLOGY_MASTER_COMPONENT_ID), 0)
     dead, unstopped, old = [], [], None
     if topology_id == scratch_topology_id and scratch_assignment is not None \
             and scratch_assignment.executor_node_port:
@@ -167,6 +199,8 @@ def topology_assign_context(topology, cluster, existing, supervisors, scratch_to
         assign_type = ASSIGN_TYPE_NEW
     else:
         dead = [e[0] for e in topology.executors if e not in assigned]
+        if dead:
+            dead = monitor_dead_tasks(dead, stored, tm_task_id, now, launch_secs)
         if not dead:
             return None
         assign_type, old = ASSIGN_TYPE_MONITOR, stored
@@ -186,12 +220,21 @@ def topology_assign_context(topology, cluster, existing, supervisors, scratch_to
         jstorm_cluster = jstorm_supervisors(cluster, supervisors)
     task_to_component = dict((e[0], topology.executor_to_component[e])
                              for e in topology.executors)
-    tm_task_id = next((t for t, c in task_to_component.items()
-                       if c == TOPOLOGY_MASTER_COMPONENT_ID), 0)
     return TopologyAssignContext(
         assign_type, _with_parallelism(getattr(topology, "raw_topology", None), component_counts),
         conf, jstorm_cluster, task_to_component, old_assignment=old_assignment,
         dead_task_ids=dead, unstopped_task_ids=unstopped, topology_master_task_id=tm_task_id)
+
+
+def _keep_stored(cluster, topology, stored, supervisors):
+    """A topology JStorm does not assign this round keeps its stored placement, executors
+    Storm's liveness counts dead included (the scheduler's view lists only the alive ones):
+    those of a topology whose master is not long started stay where they are."""
+    if stored is None or not stored.executor_node_port:
+        return
+    if len(cluster.get_assignment_by_id(topology.topology_id) or {}) == len(topology.executors):
+        return  # every executor alive: the view is the stored placement
+    _apply(cluster, topology, _old_assignment(stored, supervisors, {}).workers)
 
 
 def _apply(cluster, topology, workers):
@@ -207,7 +250,7 @@ def _apply(cluster, topology, workers):
 
 
 def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology_id=None,
-                    scratch_assignment=None):
+                    scratch_assignment=None, now=0, launch_secs=0):
     """Place ``topologies`` as JStorm 2.2.1 would, the one being rebalanced first.
 
     :param cluster: the scheduler's :class:`~pynimbus.clojure_port.scheduler.cluster.Cluster`
@@ -215,6 +258,8 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
     :param existing: ``{storm_id: Assignment}`` stored, the rebalanced topology's left out.
     :param supervisors: ``{supervisor_id: SupervisorInfo}`` (Thrift) of the alive supervisors.
     :param scratch_assignment: the stored Assignment of ``scratch_topology_id``.
+    :param now: nimbus's clock (Unix seconds) and ``launch_secs`` its
+        ``nimbus.task.launch.secs``, for a topology master's monitor rule.
     :returns: ``(cluster, errors)``: the new cluster and ``{storm_id: SchedulingError}`` of
         the topologies JStorm could not place (they keep what they had).
     """
@@ -224,8 +269,10 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
     jstorm_cluster = None
     for topology in ordered:
         context = topology_assign_context(topology, cluster, existing, supervisors,
-                                          scratch_topology_id, scratch_assignment, jstorm_cluster)
+                                          scratch_topology_id, scratch_assignment, jstorm_cluster,
+                                          now, launch_secs)
         if context is None:
+            _keep_stored(cluster, topology, existing.get(topology.topology_id), supervisors)
             continue
         jstorm_cluster = None
         try:
