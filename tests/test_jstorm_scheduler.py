@@ -245,16 +245,21 @@ def test_the_scheduler_setting_names_an_unknown_value():
     assert '"round-robin"' in str(e.value) and "default, jstorm" in str(e.value)
 
 
-def test_a_topology_master_asking_for_its_own_worker_gets_one():
-    """``topology.master.single.worker: true``: the ``__topology_master`` executor alone in a
-    worker, the other four workers holding the rest, as the port places the case."""
-    sim = jstorm_sim()
+def submit_master_word_count(sim):
+    """The word count with a ``__topology_master`` (task 12) in a worker of its own."""
     executors = dict(WORD_COUNT)
     executors[(12, 12)] = "__topology_master"
     sim.topologies["wc-1-1"] = TopologyDetails(
         "wc-1-1", {"topology.name": "wc", "topology.master.single.worker": True}, 4,
         executor_to_component=executors, owner="alice",
         raw_topology=raw_topology_of(word_count_topology()))
+
+
+def test_a_topology_master_asking_for_its_own_worker_gets_one():
+    """``topology.master.single.worker: true``: the ``__topology_master`` executor alone in a
+    worker, the other four workers holding the rest, as the port places the case."""
+    sim = jstorm_sim()
+    submit_master_word_count(sim)
     sim.mk_assignments()
     slots = sim.slots("wc-1-1")
     assert len(slots) == 5
@@ -266,15 +271,6 @@ def test_a_topology_master_asking_for_its_own_worker_gets_one():
     expected = place_case(case)
     assert sorted((WorkerSlot(w["node_id"], w["port"]), [(t, t) for t in w["tasks"]])
                   for w in expected) == sorted(slots.items())
-
-
-def master_topology(sim):
-    executors = dict(WORD_COUNT)
-    executors[(12, 12)] = "__topology_master"
-    sim.topologies["wc-1-1"] = TopologyDetails(
-        "wc-1-1", {"topology.name": "wc", "topology.master.single.worker": True}, 4,
-        executor_to_component=executors, owner="alice",
-        raw_topology=raw_topology_of(word_count_topology()))
 
 
 def run_rounds(sim, secs, beating):
@@ -294,7 +290,7 @@ def test_a_dead_topology_master_moves_alone_and_the_others_wait_for_its_launch()
     else moves, even as the others' heartbeats are still missing; then they beat again and
     the placement stays."""
     sim = jstorm_sim(supervisors=4)
-    master_topology(sim)
+    submit_master_word_count(sim)
     sim.mk_assignments()
     before = sim.slots("wc-1-1")
     [master_slot] = [slot for slot, executors in before.items() if executors == [(12, 12)]]
@@ -318,7 +314,7 @@ def test_executors_dead_under_a_living_master_are_placed_again_once_it_is_launch
     """With the master alive past nimbus.task.launch.secs, dead executors are re-placed as
     JStorm's MONITOR does (the master's worker stays)."""
     sim = jstorm_sim(supervisors=4)
-    master_topology(sim)
+    submit_master_word_count(sim)
     sim.mk_assignments()
     before = sim.slots("wc-1-1")
     [master_slot] = [slot for slot, executors in before.items() if executors == [(12, 12)]]

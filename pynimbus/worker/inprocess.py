@@ -471,9 +471,7 @@ class DirectInProcessComponent(InProcessComponent):
             anchors = component._current_tups if component.auto_anchor else ()
         Tuple = self._tuple
         anchor_ids = [a.id if isinstance(a, Tuple) else a for a in anchors]
-        if not (tup.__class__ in (list, tuple) and (stream is None or stream.__class__ is str)
-                and (direct_task is None or direct_task.__class__ is int)
-                and _all_str(anchor_ids)):
+        if not (_plain_emit(tup, stream, direct_task) and _all_str(anchor_ids)):
             return self._pystorm_emit(component, tup, stream, anchors, direct_task,
                                       need_task_ids)
         if self._dead:
@@ -490,8 +488,7 @@ class DirectInProcessComponent(InProcessComponent):
     def _spout_emit(self, tup, tup_id=None, stream=None, direct_task=None,
                     need_task_ids=False):
         """pystorm's ``Spout.emit`` into ``ShellSpout``'s emit."""
-        if not (tup.__class__ in (list, tuple) and (stream is None or stream.__class__ is str)
-                and (direct_task is None or direct_task.__class__ is int)):
+        if not _plain_emit(tup, stream, direct_task):
             return self._pystorm_emit(self.component, tup, tup_id, stream, direct_task,
                                       need_task_ids)
         if self._dead:
@@ -524,6 +521,13 @@ class DirectInProcessComponent(InProcessComponent):
             handle(self._task_id, tup_id)
         except MultilangProtocolError as e:
             self._executor._protocol_error(self._task_id, e)
+
+
+def _plain_emit(tup, stream, direct_task):
+    """Whether an emit's arguments are of the types pystorm's checks let through as they are
+    (anything else takes pystorm's own emit, whose checks then speak)."""
+    return (tup.__class__ in (list, tuple) and (stream is None or stream.__class__ is str)
+            and (direct_task is None or direct_task.__class__ is int))
 
 
 def _all_str(values):
