@@ -82,6 +82,11 @@ COMPONENTS = '''
             self.emit([tup.values[0]])
 
 
+    class StrEmittingBolt(Bolt):
+        def process(self, tup):
+            self.emit(tup.values[0])
+
+
     class OwnRunBolt(Bolt):
         def _run(self):
             super()._run()
@@ -312,6 +317,18 @@ def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(
     assert SEEN["task ids"] == [[9]]
     [death] = worker.deaths
     assert "Acked a non-existent or already acked/failed id: 1" in death
+
+
+def test_an_emit_of_a_str_raises_pystorms_type_error_in_the_bolt(resources, host_path):
+    """Arguments of another type than pystorm lets through take pystorm's own emit: its
+    TypeError is the bolt's exception, reported, and the bolt dies with it."""
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "StrEmittingBolt")
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    [(_component, error)] = worker.errors
+    assert "All Tuples must be either lists or tuples" in error
+    [death] = worker.deaths
+    assert "TypeError" in death and not worker.transferred
 
 
 def test_anchoring_to_an_acked_tuple_kills_the_bolt(resources, host_path):
