@@ -27,15 +27,18 @@ log = logging.getLogger(__name__)
 class BlobSync:
     """Runs ``synchronizer.sync_blobs`` on a non-leader nimbus: every
     ``nimbus.code.sync.freq.secs`` (first at once), and whenever ``/blobstore``'s children
-    change (ZooKeeper only; the embedded store has no watches, its one nimbus leads).
+    (the keys) change: told by the read cache's mirror on either store, else by a ZooKeeper
+    watch (without the read cache the embedded store has only the timer).
 
     :param is_leader: ``() -> bool`` without I/O (the daemon's polled answer).
     :param backend: the cluster-state backend (its kazoo client, when it has one, is watched).
+    :param read_cache: the state's :class:`~pynimbus.cluster.read_cache.TreeMirror`, or None.
     """
 
     def __init__(self, conf, reactor, synchronizer, is_leader, backend=None,
-                 run_blocking=deferToThread):
+                 run_blocking=deferToThread, read_cache=None):
         self.conf = conf
+        self.read_cache = read_cache
         self.reactor = reactor
         self.synchronizer = synchronizer
         self.is_leader = is_leader
@@ -59,7 +62,10 @@ class BlobSync:
         self._loop = task.LoopingCall(self.request)
         self._loop.clock = self.reactor
         self._loop.start(float(self.conf["nimbus.code.sync.freq.secs"]), now=True)
-        if getattr(self.backend, "kazoo_client", None) is not None:
+        if self.read_cache is not None:
+            # the mirror watches /blobstore already, on either store
+            self.read_cache.add_children_listener(paths.BLOBSTORE_SUBTREE, self._keys_changed)
+        elif getattr(self.backend, "kazoo_client", None) is not None:
             # the watch's first read is a ZooKeeper round trip: not on the reactor
             self.run_blocking(self._watch_blobstore).addErrback(
                 lambda f: log.warning("No /blobstore watch (the timer still syncs): %s",
@@ -101,6 +107,10 @@ class BlobSync:
         if self._again:
             self._again = False
             self.request()
+
+    def _keys_changed(self, _keys):
+        if not self._stopped:
+            self.reactor.callFromThread(self.request)
 
     def _watch_blobstore(self):
         """Storm passes ``blob-sync`` as the callback of ``.blobstore``: a change of the keys

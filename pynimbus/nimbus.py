@@ -239,7 +239,8 @@ class NimbusDaemon:
         synchronizer = BlobSynchronizer(self.blob_store, self.state, self.participant_id)
         self.blobs.synchronizer = synchronizer
         self.blob_sync = BlobSync(self.conf, self.reactor, synchronizer, self.is_leader,
-                                  backend=self.state.backend)
+                                  backend=self.state.backend,
+                                  read_cache=self.state.read_cache)
         self._start_timers()
         self.blob_sync.start()
         self.port.startReading()

@@ -104,3 +104,44 @@ def test_stop_waits_for_the_round_under_way_and_ends_the_schedule():
     assert stopped.called
     clock.advance(1000)
     assert sync.request() is None and rounds.pending == []
+
+
+def test_a_change_of_keys_in_the_read_cache_syncs_at_once():
+    """With the read cache, a key added or removed under /blobstore (told by the mirror, on
+    either store) asks for a round at once; a holder's registration below a key does not."""
+    from pynimbus.cluster.read_cache import TreeMirror
+    clock = task.Clock()
+    rounds = Rounds()
+    mirror = TreeMirror()
+    mirror.replace_tree("/blobstore", {"/blobstore": b""})
+    reactor = Reactor(clock)
+    sync = BlobSync({"nimbus.code.sync.freq.secs": 120}, reactor,
+                    synchronizer=NoSynchronizer(), is_leader=lambda: False,
+                    run_blocking=rounds, read_cache=mirror)
+    sync.start()
+    rounds.finish()
+    mirror.apply(upserts={"/blobstore/k": b""})
+    assert len(rounds.pending) == 1
+    rounds.finish()
+    mirror.apply(upserts={"/blobstore/k/nimbus1:6627-1": b""})
+    assert rounds.pending == []
+    mirror.apply(deletes=["/blobstore/k"])
+    assert len(rounds.pending) == 1
+    rounds.finish()
+    sync.stop()
+
+
+class Reactor:
+    """task.Clock's scheduling, and callFromThread calling at once (one thread here)."""
+
+    def __init__(self, clock):
+        self.clock = clock
+
+    def callLater(self, *args, **kwargs):
+        return self.clock.callLater(*args, **kwargs)
+
+    def seconds(self):
+        return self.clock.seconds()
+
+    def callFromThread(self, f, *args, **kwargs):
+        f(*args, **kwargs)

@@ -124,6 +124,27 @@ def test_another_sessions_writes_appear_and_removals_vanish(cached_state, open_b
     assert len(cached_state.read_cache) == len(CACHED_SUBTREES)
 
 
+def test_a_children_listener_hears_keys_come_and_go_under_blobstore(cached_state,
+                                                                    open_backend,
+                                                                    wait_until):
+    """add_children_listener: another session's new key under /blobstore is told (with the
+    keys), so is its deletion; a nimbus registering under a key changes no key and is not."""
+    heard = []
+    cached_state.read_cache.add_children_listener("/blobstore", heard.append)
+    other = StormClusterState(open_backend())
+    try:
+        other.setup_blobstore("t-1-100-stormjar.jar", "nimbus1:6627", 1)
+        wait_until(lambda: heard == [{"t-1-100-stormjar.jar"}], SYNC_SECS, "the new key")
+        other.setup_blobstore("t-1-100-stormjar.jar", "nimbus2:6627", 1)
+        wait_until(lambda: len(cached_state.blobstore_info("t-1-100-stormjar.jar")) == 2,
+                   SYNC_SECS, "the second holder")
+        other.remove_blobstore_key("t-1-100-stormjar.jar")
+        wait_until(lambda: heard[-1] == set(), SYNC_SECS, "the deletion")
+        assert heard == [{"t-1-100-stormjar.jar"}, set()]
+    finally:
+        other.close()
+
+
 WRITER = textwrap.dedent("""
     import sys, json
     from pynimbus.cluster import make_cluster_state

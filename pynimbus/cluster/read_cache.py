@@ -66,26 +66,56 @@ class TreeMirror:
         self._children = {}
         self._decoded = {}
         self._unavailable = "the read cache has not synchronised with the store yet"
+        self._children_listeners = {}  # path -> [callable], told when its children change
 
     # -- written by the watch plumbing -------------------------------------------------
+
+    def add_children_listener(self, path, listener):
+        """Call ``listener(names)`` (a set) from the watch plumbing's thread whenever the
+        child names of ``path`` change, as a ZooKeeper children watch would (a resync
+        that finds them unchanged says nothing)."""
+        with self._lock:
+            self._children_listeners.setdefault(path, []).append(listener)
 
     def replace_tree(self, root, nodes):
         """Replace everything under ``root`` (itself included) with ``nodes``: path to bytes of
         every node of the subtree as just read."""
         with self._lock:
+            before = self._watched_children()
             for path in [p for p in self._data if p == root or p.startswith(root + "/")]:
                 self._forget(path)
             for path in sorted(nodes, key=_depth):  # stable: siblings keep their order
                 self._put(path, nodes[path])
+            told = self._changed_children(before)
+        self._tell(told)
 
     def apply(self, upserts=(), deletes=()):
         """Apply what was read: ``deletes`` (paths gone, with their subtrees), then
         ``upserts`` (path to bytes; a new node joins its parent's children)."""
         with self._lock:
+            before = self._watched_children()
             for path in deletes:
                 self._delete_subtree(path)
             for path in sorted(upserts, key=_depth):
                 self._put(path, upserts[path])
+            told = self._changed_children(before)
+        self._tell(told)
+
+    def _watched_children(self):
+        return {path: set(self._children.get(path, ())) for path in self._children_listeners}
+
+    def _changed_children(self, before):
+        told = []
+        for path, names in before.items():
+            after = set(self._children.get(path, ()))
+            if after != names:
+                told.extend((listener, after) for listener in self._children_listeners[path])
+        return told
+
+    @staticmethod
+    def _tell(told):
+        for listener, names in told:
+            listener(names)
 
     def set_children_order(self, path, names):
         """List ``path``'s children in the order of ``names`` (the store's listing order:
