@@ -398,8 +398,17 @@ class DirectInProcessComponent(InProcessComponent):
     # -- what the executor writes
 
     def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
-        self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
-                                         source_task, values))
+        if self._running or self._dead or self._calls:
+            self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
+                                             source_task, values))
+            return
+        self._running = True  # what arrives meanwhile waits in _calls
+        try:
+            self._bolt_run(tuple_id, source_component, source_stream, source_task, values)
+        finally:
+            self._running = False
+        if self._calls:
+            self._run_calls(*self._calls.popleft())
 
     def write_spout_msg(self, command, message_id=""):
         self._run_calls(self._spout_run, (command, message_id))
@@ -427,9 +436,10 @@ class DirectInProcessComponent(InProcessComponent):
             tup = self._tuple(tuple_id, source_component, stream, source_task,
                               tuple(values) if values_type is None else values_type(*values))
             component._current_tups = [tup]
-            if component.is_heartbeat(tup):
+            # is_heartbeat and is_tick, pystorm's own (direct_calls checked)
+            if source_task == -1 and stream == "__heartbeat":
                 component.send_message({"command": "sync"})
-            elif component.is_tick(tup):
+            elif source_component == "__system" and stream == "__tick":
                 component.process_tick(tup)
                 if component.auto_ack:
                     component.ack(tup)
