@@ -176,6 +176,11 @@ class TreeMirror:
         with self._lock:
             return list(self._children.get(path, ()))
 
+    def child_count(self, path):
+        """How many children ``path`` has (0 when it does not exist), without listing them."""
+        self._check_available()
+        return len(self._children.get(path, ()))
+
     def data(self, path):
         """The bytes of ``path``, or None."""
         self._check_available()

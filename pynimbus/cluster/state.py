@@ -739,7 +739,10 @@ class StormClusterState:
         node (the count of ``LocalFsBlobStore.getBlobReplication``).  Unlike
         :meth:`blobstore_info` it does not sync first, and the read cache answers it when it
         holds ``/blobstore``: queries ask it for every topology they list."""
-        return len(self._children(paths.blobstore_path(key)))
+        path = paths.blobstore_path(key)
+        if self._cached(path):
+            return self._cache.child_count(path)
+        return len(self._stored_children(path))
 
     def remove_blobstore_key(self, key):
         """Port of ``remove-blobstore-key!``: delete ``/blobstore/<key>``."""

@@ -68,15 +68,25 @@ def set_resources(summary, resources, compat):
     return summary
 
 
-def topology_summary(storm_id, base, assignment, now):
-    """Port of the topology part of ``get-cluster-info`` (1.2.4) for one StormBase."""
+def assignment_counts(assignment):
+    """``(tasks, executors, workers)`` of an Assignment (None: no assignment), as
+    ``get-cluster-info`` counts them."""
     executor_node_port = assignment.executor_node_port if assignment else {}
+    return (sum(len(executor_tasks(e)) for e in executor_node_port),
+            len(executor_node_port),
+            len({(n.node, tuple(sorted(n.port))) for n in executor_node_port.values()}))
+
+
+def topology_summary(storm_id, base, assignment, now, counts=None):
+    """Port of the topology part of ``get-cluster-info`` (1.2.4) for one StormBase;
+    ``counts`` is :func:`assignment_counts` of ``assignment`` when already known."""
+    num_tasks, num_executors, num_workers = counts or assignment_counts(assignment)
     summary = TopologySummary(
         id=storm_id,
         name=base.name,
-        num_tasks=sum(len(executor_tasks(e)) for e in executor_node_port),
-        num_executors=len(executor_node_port),
-        num_workers=len({(n.node, tuple(sorted(n.port))) for n in executor_node_port.values()}),
+        num_tasks=num_tasks,
+        num_executors=num_executors,
+        num_workers=num_workers,
         uptime_secs=max(0, int(now) - (base.launch_time_secs or int(now))),
         status=status_string(base.status))
     if base.owner:
@@ -140,6 +150,9 @@ class QueriesHandler:
         self._conf_json = json.dumps(conf, default=str)
         self._storm_versions = {}
         self._inputs = {}
+        # storm id -> (the Assignment object counted, its assignment_counts): the read
+        # cache hands out one object per change of the stored bytes
+        self._counts = {}
 
     @property
     def compat(self):
@@ -152,14 +165,18 @@ class QueriesHandler:
 
     def _topology_summaries(self, now):
         bases = self._bases()
-        for gone in set(self._inputs) - set(bases):
-            del self._inputs[gone]
+        for memo in (self._inputs, self._counts):
+            for gone in set(memo) - set(bases):
+                memo.pop(gone, None)  # another thread may have taken it already
         assignments = self.state.assignment_infos(bases)
         return [self._full_summary(storm_id, base, assignments.get(storm_id), now)
                 for storm_id, base in sorted(bases.items())]
 
     def _full_summary(self, storm_id, base, assignment, now):
-        summary = topology_summary(storm_id, base, assignment, now)
+        counted = self._counts.get(storm_id)
+        if counted is None or counted[0] is not assignment:
+            counted = self._counts[storm_id] = (assignment, assignment_counts(assignment))
+        summary = topology_summary(storm_id, base, assignment, now, counted[1])
         set_resources(summary, self.resources_for_topology(storm_id, base, assignment),
                       self.compat)
         summary.replication_count = self._replication_count(storm_id)
@@ -321,9 +338,7 @@ class QueriesHandler:
     def _topology_info(self, storm_id, options=None):
         """Port of ``getTopologyInfoWithOpts`` (1.2.4)."""
         base = self._require_storm_base(storm_id)
-        storm_conf = self._stored_conf(storm_id)
-        user_topology = read_storm_topology(self.blob_store, storm_id)
-        task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+        _conf, user_topology, _system, task_to_component = self._stored_inputs(storm_id)
         # errors are listed for the components that have tasks (get-common-topo-info's
         # all-components: the values of task->component), so not for __system
         components = sorted(set(task_to_component.values()))
