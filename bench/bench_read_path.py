@@ -349,9 +349,14 @@ def run(zk, args, make_daemon, root):
     try:
         daemon.start()
         for level in args.levels:
-            submit_until(daemon.port, level, have, daemon.upload_jar)
-            have = level
-            info = wait_assigned(daemon.port, level)
+            step = "submitting topologies %d to %d" % (have + 1, level)
+            try:
+                submit_until(daemon.port, level, have, daemon.upload_jar)
+                have = level
+                step = "waiting for %d assigned topologies (getClusterInfo)" % level
+                info = wait_assigned(daemon.port, level)
+            except Exception as e:
+                raise RuntimeError("%s: %s" % (step, e)) from e
             time.sleep(args.worker_beat_secs + 1)  # every worker has beaten once
             figures = []
             for method in CALLS:
