@@ -287,13 +287,16 @@ class NimbusDaemon:
                 self.files, self.blobs]
 
     def _wire_concerns(self, concerns):
-        """Give every concern the authorization hook, and the admin and pages concerns the
-        queries' per-topology resources (getOwnerResourceSummaries, getTopologyPageInfo)."""
+        """Give every concern the authorization hook, the admin and pages concerns the
+        queries' per-topology resources (getOwnerResourceSummaries, getTopologyPageInfo), and
+        the pages the queries' stored conf, code and task info of a topology (read once)."""
         queries = next(c for c in concerns if isinstance(c, QueriesHandler))
         for concern in concerns:
             concern.authorization = self.authorization
             if isinstance(concern, (AdminHandler, PagesHandler)):
                 concern.topology_resources = queries.resources_for_topology
+            if isinstance(concern, PagesHandler):
+                concern.stored_inputs = queries.stored_inputs
 
     def _register(self):
         summary = NimbusSummary(host=self.host, port=self.bound_port,

@@ -128,6 +128,9 @@ class PagesHandler:
     # ``(storm_id, base, assignment) -> six figures or None``: the daemon sets the queries'
     # get-resources-for-topology, so that every call shares one bookkeeping.
     topology_resources = None
+    # ``storm_id -> (stored conf, user topology, system topology, task info)``: the daemon
+    # sets the queries' (read once per topology); None: read per call
+    stored_inputs = None
 
     def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
                  clock=time.time, resources=None, sched_status=None):
@@ -152,10 +155,15 @@ class PagesHandler:
         :raises NotAliveException: when the topology's blobs or StormBase are gone.
         :raises AuthorizationException: denied.
         """
-        storm_conf = read_storm_conf(self.blob_store, storm_id)
-        self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
-        user_topology = read_storm_topology(self.blob_store, storm_id)
-        task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+        if self.stored_inputs is not None:
+            storm_conf, user_topology, _system, task_to_component = \
+                self.stored_inputs(storm_id)
+            self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
+        else:
+            storm_conf = read_storm_conf(self.blob_store, storm_id)
+            self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
+            user_topology = read_storm_topology(self.blob_store, storm_id)
+            task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
         base = self.state.storm_base(storm_id)
         if base is None:  # get-launch-time-secs
             raise NotAliveException(msg=str(storm_id))

@@ -187,7 +187,7 @@ class QueriesHandler:
                 summary.storm_version = version
         return summary
 
-    def _stored_inputs(self, storm_id):
+    def stored_inputs(self, storm_id):
         """(stored conf, user topology, system topology, task info) of a topology, computed
         once: a topology's stored code and conf never change (rebalance changes only the
         StormBase).  Killed topologies leave the cache when they leave /storms."""
@@ -231,7 +231,7 @@ class QueriesHandler:
         if self.blob_store is None:
             return None
         try:
-            storm_conf, user_topology, system, task_info = self._stored_inputs(storm_id)
+            storm_conf, user_topology, system, task_info = self.stored_inputs(storm_id)
         except TException:
             return None
         executor_to_component = port_executors.executor_to_component(
@@ -338,7 +338,7 @@ class QueriesHandler:
     def _topology_info(self, storm_id, options=None):
         """Port of ``getTopologyInfoWithOpts`` (1.2.4)."""
         base = self._require_storm_base(storm_id)
-        _conf, user_topology, _system, task_to_component = self._stored_inputs(storm_id)
+        _conf, user_topology, _system, task_to_component = self.stored_inputs(storm_id)
         # errors are listed for the components that have tasks (get-common-topo-info's
         # all-components: the values of task->component), so not for __system
         components = sorted(set(task_to_component.values()))
