@@ -330,3 +330,27 @@ def test_upload_new_credentials(make_cluster):
     cluster.submit("t", {}, topology({"1": spout(1)}))
     cluster.call("uploadNewCredentials", name="t", creds=Credentials(creds={"k": "v"}))
     assert cluster.state.credentials(cluster.storm_id("t")).creds == {"k": "v"}
+
+
+def test_cluster_info_follows_status_workers_and_uptime_of_a_topology(make_cluster):
+    """getClusterInfo's topology summary changes with its StormBase (deactivate, a rebalance
+    to fewer workers) and its assignment, and its uptime grows between calls: a summary kept
+    from an earlier call is never served stale."""
+    cluster = make_cluster(supervisors=2, ports_per_supervisor=3)
+    cluster.submit("summed", {"topology.workers": 3},
+                   topology({"1": spout(6)}))
+    storm_id = cluster.storm_id("summed")
+
+    def summary():
+        [found] = [t for t in cluster.call("getClusterInfo").topologies if t.id == storm_id]
+        return found
+
+    cluster.wait_for(lambda: summary().num_workers == 3, "three workers")
+    first = summary()
+    assert (first.status, first.num_executors, first.num_tasks) == ("ACTIVE", 6, 6)
+    cluster.call("deactivate", name="summed")
+    cluster.wait_for(lambda: summary().status == "INACTIVE", "the INACTIVE status")
+    cluster.call("rebalance", name="summed",
+                 options=RebalanceOptions(wait_secs=0, num_workers=2))
+    cluster.wait_for(lambda: summary().num_workers == 2, "two workers after the rebalance")
+    cluster.wait_for(lambda: summary().uptime_secs > first.uptime_secs, "a later uptime")

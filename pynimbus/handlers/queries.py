@@ -77,10 +77,9 @@ def assignment_counts(assignment):
             len({(n.node, tuple(sorted(n.port))) for n in executor_node_port.values()}))
 
 
-def topology_summary(storm_id, base, assignment, now, counts=None):
-    """Port of the topology part of ``get-cluster-info`` (1.2.4) for one StormBase;
-    ``counts`` is :func:`assignment_counts` of ``assignment`` when already known."""
-    num_tasks, num_executors, num_workers = counts or assignment_counts(assignment)
+def topology_summary(storm_id, base, assignment, now):
+    """Port of the topology part of ``get-cluster-info`` (1.2.4) for one StormBase."""
+    num_tasks, num_executors, num_workers = assignment_counts(assignment)
     summary = TopologySummary(
         id=storm_id,
         name=base.name,
@@ -150,9 +149,11 @@ class QueriesHandler:
         self._conf_json = json.dumps(conf, default=str)
         self._storm_versions = {}
         self._inputs = {}
-        # storm id -> (the Assignment object counted, its assignment_counts): the read
-        # cache hands out one object per change of the stored bytes
-        self._counts = {}
+        # storm id -> (StormBase, Assignment, booked resources, (replication, scheduler
+        # status), TopologySummary): a topology's summary is made again only when one of
+        # those changes (the read cache hands out one object per change of a node's bytes,
+        # so identity says it); each call gets a copy with its own uptime
+        self._summaries = {}
 
     @property
     def compat(self):
@@ -165,7 +166,7 @@ class QueriesHandler:
 
     def _topology_summaries(self, now):
         bases = self._bases()
-        for memo in (self._inputs, self._counts):
+        for memo in (self._inputs, self._summaries):
             for gone in set(memo) - set(bases):
                 memo.pop(gone, None)  # another thread may have taken it already
         assignments = self.state.assignment_infos(bases)
@@ -173,19 +174,31 @@ class QueriesHandler:
                 for storm_id, base in sorted(bases.items())]
 
     def _full_summary(self, storm_id, base, assignment, now):
-        counted = self._counts.get(storm_id)
-        if counted is None or counted[0] is not assignment:
-            counted = self._counts[storm_id] = (assignment, assignment_counts(assignment))
-        summary = topology_summary(storm_id, base, assignment, now, counted[1])
-        set_resources(summary, self.resources_for_topology(storm_id, base, assignment),
-                      self.compat)
-        summary.replication_count = self._replication_count(storm_id)
-        summary.sched_status = self.sched_status(storm_id)
-        if self.compat == "2.x" and self.blob_store is not None:
-            version = self._storm_version(storm_id)
-            if version:
-                summary.storm_version = version
+        changing = (self._replication_count(storm_id), self.sched_status(storm_id))
+        memo = self._summaries.get(storm_id)
+        if memo is None or not (memo[0] is base and memo[1] is assignment
+                                and memo[2] is self._booked_resources(storm_id)
+                                and memo[3] == changing):
+            made = topology_summary(storm_id, base, assignment, now)
+            set_resources(made, self.resources_for_topology(storm_id, base, assignment),
+                          self.compat)
+            made.replication_count, made.sched_status = changing
+            if self.compat == "2.x" and self.blob_store is not None:
+                version = self._storm_version(storm_id)
+                if version:
+                    made.storm_version = version
+            memo = self._summaries[storm_id] = (
+                base, assignment, self._booked_resources(storm_id), changing, made)
+        summary = copy.copy(memo[4])
+        summary.uptime_secs = max(0, int(now) - (base.launch_time_secs or int(now)))
         return summary
+
+    def _booked_resources(self, storm_id):
+        """The monitor's booked figures of the topology (1.x), whose change remakes its
+        summary; None when there is no book."""
+        if self.compat == "1.x" and self.resources is not None:
+            return self.resources.id_to_resources.get(storm_id)
+        return None
 
     def stored_inputs(self, storm_id):
         """(stored conf, user topology, system topology, task info) of a topology, computed
