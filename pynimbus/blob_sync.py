@@ -117,11 +117,9 @@ class BlobSync:
         under ``/blobstore`` syncs at once."""
         from kazoo.recipe.watchers import ChildrenWatch
 
-        def changed(_children):
-            if self._stopped:
-                return False
-            self.reactor.callFromThread(self.request)
-            return True
+        def changed(children):
+            self._keys_changed(children)
+            return not self._stopped
 
         self._watch = ChildrenWatch(self.backend.kazoo_client, paths.BLOBSTORE_SUBTREE, changed)
 

@@ -47,15 +47,15 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.clojure_port import executors as port_executors
-from pynimbus.clojure_port import page_order, stats, system_topology, tasks
+from pynimbus.clojure_port import page_order, stats, system_topology
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.java_hash_map import list_hash, string_hash
 from pynimbus.cluster.state import thriftify_debug_options
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
 from pynimbus.handlers.authorization import ALLOW_ALL
-from pynimbus.handlers.queries import set_resources, status_string, supervisor_summary
-from pynimbus.topology_store import read_storm_conf, read_storm_topology
+from pynimbus.handlers.queries import (
+    read_stored_inputs, set_resources, status_string, supervisor_summary)
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class PagesHandler:
     # get-resources-for-topology, so that every call shares one bookkeeping.
     topology_resources = None
     # ``storm_id -> (stored conf, user topology, system topology, task info)``: the daemon
-    # sets the queries' (read once per topology); None: read per call
+    # sets the queries' (read once per topology); None: read_stored_inputs per call
     stored_inputs = None
 
     def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
@@ -156,14 +156,11 @@ class PagesHandler:
         :raises AuthorizationException: denied.
         """
         if self.stored_inputs is not None:
-            storm_conf, user_topology, _system, task_to_component = \
-                self.stored_inputs(storm_id)
-            self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
+            inputs = self.stored_inputs(storm_id)
         else:
-            storm_conf = read_storm_conf(self.blob_store, storm_id)
-            self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
-            user_topology = read_storm_topology(self.blob_store, storm_id)
-            task_to_component = tasks.storm_task_info(user_topology, storm_conf, self.compat)
+            inputs = read_stored_inputs(self.blob_store, storm_id, self.compat)
+        storm_conf, user_topology, _system, task_to_component = inputs
+        self.authorization.check(method, storm_conf.get("topology.name"), storm_conf)
         base = self.state.storm_base(storm_id)
         if base is None:  # get-launch-time-secs
             raise NotAliveException(msg=str(storm_id))

@@ -68,6 +68,18 @@ def set_resources(summary, resources, compat):
     return summary
 
 
+def read_stored_inputs(blob_store, storm_id, compat):
+    """(stored conf, user topology, system topology, task info) of a topology, read from
+    ``blob_store``.
+
+    :raises NotAliveException: its conf or code is not in the store."""
+    storm_conf = read_storm_conf(blob_store, storm_id)
+    user_topology = read_storm_topology(blob_store, storm_id)
+    return (storm_conf, user_topology,
+            system_topology.system_topology(storm_conf, user_topology, compat),
+            tasks.storm_task_info(user_topology, storm_conf, compat))
+
+
 def assignment_counts(assignment):
     """``(tasks, executors, workers)`` of an Assignment (None: no assignment), as
     ``get-cluster-info`` counts them."""
@@ -206,12 +218,8 @@ class QueriesHandler:
         StormBase).  Killed topologies leave the cache when they leave /storms."""
         inputs = self._inputs.get(storm_id)
         if inputs is None:
-            storm_conf = self._stored_conf(storm_id)
-            user_topology = read_storm_topology(self.blob_store, storm_id)
-            inputs = (storm_conf, user_topology,
-                      system_topology.system_topology(storm_conf, user_topology, self.compat),
-                      tasks.storm_task_info(user_topology, storm_conf, self.compat))
-            self._inputs[storm_id] = inputs
+            inputs = self._inputs[storm_id] = read_stored_inputs(self.blob_store, storm_id,
+                                                                 self.compat)
         return inputs
 
     def _storm_version(self, storm_id):

@@ -645,34 +645,31 @@ def outbound_components(context, topology, component_id, component_to_tasks):
 
 def out_tasks(stream_to_component_to_grouper, task_id, stream, values, load=None):
     """The tasks of a regular emit: every target's grouper, in the targets' order (the
-    two-argument ``mk-tasks-fn``).
+    two-argument ``mk-tasks-fn``), as a list; :func:`stream_tasks_fn` once.
 
     :raises GroupingError: a target subscribes to the stream with a direct grouping."""
-    ret = []
-    for grouper in stream_to_component_to_grouper.get(stream, {}).values():
-        if grouper is DIRECT:
-            raise GroupingError("Cannot do regular emit to direct stream")
-        ret.extend(grouper(task_id, values, load))
-    return ret
+    tasks_fn = stream_tasks_fn(stream_to_component_to_grouper.get(stream, {}))
+    return list(tasks_fn(task_id, values, load))
+
+
+def stream_tasks_fn(component_to_grouper):
+    """The out tasks of a regular emit on one stream, made once: ``fn(task_id, values)``
+    giving a sequence.  One target: its grouper itself; a target subscribing with a direct
+    grouping: a function raising :class:`GroupingError`."""
+    groupers = tuple(component_to_grouper.values())
+    if any(grouper is DIRECT for grouper in groupers):
+        return _regular_emit_to_direct_stream
+    if len(groupers) == 1:
+        return groupers[0]
+    return _all_targets(groupers)
 
 
 def stream_tasks_fns(stream_to_component_to_grouper):
-    """:func:`out_tasks` made once per stream: ``{stream: fn(task_id, values)}`` giving the
-    out tasks (a sequence) of a regular emit, so an emit looks up one function instead of
-    walking the stream's groupers.  A stream with one target's grouper gets that grouper; a
-    stream a target subscribes to with a direct grouping gets a function raising
-    :class:`GroupingError`, as :func:`out_tasks` does.  A stream not in the map has no
-    targets (the caller's default)."""
-    ret = {}
-    for stream, component_to_grouper in stream_to_component_to_grouper.items():
-        groupers = tuple(component_to_grouper.values())
-        if any(grouper is DIRECT for grouper in groupers):
-            ret[stream] = _regular_emit_to_direct_stream
-        elif len(groupers) == 1:
-            ret[stream] = groupers[0]
-        else:
-            ret[stream] = _all_targets(groupers)
-    return ret
+    """:func:`stream_tasks_fn` of every stream: ``{stream: fn(task_id, values)}``, so an emit
+    looks up one function instead of walking its stream's groupers.  A stream not in the map
+    has no targets (the caller's default)."""
+    return {stream: stream_tasks_fn(component_to_grouper)
+            for stream, component_to_grouper in stream_to_component_to_grouper.items()}
 
 
 def _regular_emit_to_direct_stream(task_id, values, load=None):

@@ -398,17 +398,8 @@ class DirectInProcessComponent(InProcessComponent):
     # -- what the executor writes
 
     def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
-        if self._running or self._dead or self._calls:
-            self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
-                                             source_task, values))
-            return
-        self._running = True  # what arrives meanwhile waits in _calls
-        try:
-            self._bolt_run(tuple_id, source_component, source_stream, source_task, values)
-        finally:
-            self._running = False
-        if self._calls:
-            self._run_calls(*self._calls.popleft())
+        self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
+                                         source_task, values))
 
     def write_spout_msg(self, command, message_id=""):
         self._run_calls(self._spout_run, (command, message_id))
