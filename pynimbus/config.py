@@ -34,6 +34,9 @@ PYNIMBUS_DEFAULTS = {
     # /nimbuses and /blobstore from a mirror kept current by watches (issue 11); false reads
     # the store on every call.
     "pynimbus.read.cache": True,
+    # On ZooKeeper, how often the read cache reads every heartbeat (/workerbeats/<id>/<node-port>,
+    # /supervisors/<id>) again: they are polled, not watched (pynimbus.cluster.zk_tree_watch).
+    "pynimbus.read.cache.poll.secs": 1.0,
     # Most tasks one topology may have (acker, event logger and metrics tasks included); a
     # submit past it is InvalidTopologyException.  Storm has no cap.  None: no cap.
     "pynimbus.topology.max.tasks": 100000,

@@ -24,7 +24,7 @@ POLL_SECS = 0.1
 class EmbeddedTreeWatch(TreeWatch):
     """Keeps ``mirror`` current from the SQLite store of ``backend`` (an EmbeddedBackend)."""
 
-    idle_secs = POLL_SECS
+    period_secs = POLL_SECS
 
     def __init__(self, backend, mirror, subtrees):
         super().__init__(mirror, subtrees, name="read-cache-embedded")
@@ -54,7 +54,7 @@ class EmbeddedTreeWatch(TreeWatch):
     def _process(self, _batch):
         self._diff()
 
-    def _idle(self):
+    def _periodic(self):
         # queries no longer touch the store: purge dead sessions here, so that a killed
         # supervisor's node still vanishes at once
         self._backend.purge_dead_sessions()

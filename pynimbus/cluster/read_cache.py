@@ -162,6 +162,10 @@ class TreeMirror:
         with self._lock:
             return set(self._children.get(path, ()))
 
+    def known_data(self, path):
+        """The bytes of ``path`` as mirrored, available or not (for the plumbing), or None."""
+        return self._data.get(path)
+
     # -- read by StormClusterState -----------------------------------------------------
 
     def _check_available(self):

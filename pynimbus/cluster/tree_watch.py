@@ -15,6 +15,7 @@ write (as a read from the store right after the write would).
 
 import logging
 import threading
+import time
 
 from .backend import ClusterStateError
 
@@ -37,7 +38,7 @@ class TreeWatch:
     :param subtrees: subtree root to the depth of its deepest nodes (``CACHED_SUBTREES``).
     """
 
-    idle_secs = None  # how often :meth:`_idle` runs when nothing happens (None: never)
+    period_secs = None  # how often :meth:`_periodic` runs, busy or not (None: never)
 
     def __init__(self, mirror, subtrees, name="read-cache"):
         self.mirror = mirror
@@ -48,6 +49,7 @@ class TreeWatch:
         self._needs_resync = True
         self._closed = False
         self._synced = threading.Event()
+        self._next_periodic = None
         self._thread = threading.Thread(target=self._run, daemon=True, name=name)
 
     def start(self, timeout):
@@ -104,41 +106,50 @@ class TreeWatch:
     # -- the loop ----------------------------------------------------------------------
 
     def _next_work(self):
-        """Wait for work; return ``(resync, batch, waiters)``, or None when closed."""
+        """Wait for work; return ``(kind, batch, waiters)`` with kind ``"resync"``,
+        ``"batch"`` or ``"periodic"``, or None when closed."""
         with self._cond:
             while True:
                 if self._closed:
                     return None
-                if self._needs_resync and self._can_read():
-                    self._needs_resync = False
+                if self._needs_resync:
+                    if self._can_read():
+                        self._needs_resync = False
+                        batch, self._pending = self._pending, []
+                        waiters, self._waiters = self._waiters, []
+                        return "resync", batch, waiters
+                    self._cond.wait(RESYNC_RETRY_SECS)
+                    continue
+                now = time.monotonic()
+                if self._next_periodic is not None and now >= self._next_periodic:
+                    self._next_periodic = now + self.period_secs
+                    return "periodic", [], []
+                if self._pending:
                     batch, self._pending = self._pending, []
                     waiters, self._waiters = self._waiters, []
-                    return True, batch, waiters
-                if self._pending and not self._needs_resync:
-                    batch, self._pending = self._pending, []
-                    waiters, self._waiters = self._waiters, []
-                    return False, batch, waiters
-                wait = RESYNC_RETRY_SECS if self._needs_resync else self.idle_secs
-                if not self._cond.wait(wait) and not self._needs_resync and not self._pending:
-                    return False, [], []  # idle timeout
+                    return "batch", batch, waiters
+                self._cond.wait(None if self._next_periodic is None
+                                else self._next_periodic - now)
 
     def _run(self):
         while True:
             work = self._next_work()
             if work is None:
                 return
-            resync, batch, waiters = work
+            kind, batch, waiters = work
             try:
-                if resync:
+                if kind == "resync":
                     self._resync()
                     with self._cond:
                         if not self._needs_resync:
                             self.mirror.set_unavailable(None)
+                        if self.period_secs is not None:  # everything was just read
+                            self._next_periodic = time.monotonic() + self.period_secs
                     self._synced.set()
-                elif batch:
+                elif kind == "batch":
                     self._process(batch)
                 else:
-                    self._idle()
+                    self._periodic()
             except ClusterStateError as e:
                 self._request_resync(self._unreachable_reason(e))
             except Exception:  # never let the thread die: read everything again
@@ -165,5 +176,5 @@ class TreeWatch:
         """Read what ``batch`` (``(kind, path)`` pairs) says changed into the mirror."""
         raise NotImplementedError
 
-    def _idle(self):
-        """Run every ``idle_secs`` when nothing else happened."""
+    def _periodic(self):
+        """Run every ``period_secs`` while the mirror is synchronised."""

@@ -29,6 +29,7 @@ from kazoo.client import KazooClient, KazooState
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry, RetryFailedError
 
+from ..config import PYNIMBUS_DEFAULTS
 from .backend import (Backend, BackendClosedError, ConnectionLostError,
                       NoChildrenForEphemeralsError, NoNodeError, NodeExistsError,
                       normalize_root, validate_path)
@@ -165,7 +166,9 @@ class ZooKeeperBackend(Backend):
     def open_tree_watch(self, mirror, subtrees):
         """A :class:`~.zk_tree_watch.ZooKeeperTreeWatch` keeping ``mirror`` current."""
         from .zk_tree_watch import ZooKeeperTreeWatch
-        return ZooKeeperTreeWatch(self, mirror, subtrees)
+        key = "pynimbus.read.cache.poll.secs"
+        poll_secs = float(self.conf.get(key, PYNIMBUS_DEFAULTS[key]))
+        return ZooKeeperTreeWatch(self, mirror, subtrees, poll_secs=poll_secs)
 
     @property
     def connected(self):
