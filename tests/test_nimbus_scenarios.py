@@ -354,3 +354,28 @@ def test_cluster_info_follows_status_workers_and_uptime_of_a_topology(make_clust
                  options=RebalanceOptions(wait_secs=0, num_workers=2))
     cluster.wait_for(lambda: summary().num_workers == 2, "two workers after the rebalance")
     cluster.wait_for(lambda: summary().uptime_secs > first.uptime_secs, "a later uptime")
+
+
+def test_cluster_info_follows_a_supervisors_heartbeats(make_cluster):
+    """getClusterInfo's supervisor summary changes with each new SupervisorInfo (uptime,
+    used ports, version) and goes with the supervisor: a summary kept from an earlier call is
+    never served stale."""
+    cluster = make_cluster(supervisors=1)
+
+    def summary(supervisor_id):
+        found = [s for s in cluster.call("getClusterInfo").supervisors
+                 if s.supervisor_id == supervisor_id]
+        return found[0] if found else None
+
+    cluster.wait_for(lambda: summary("sup-6700") is not None, "the supervisor")
+    first = summary("sup-6700")
+    assert (first.uptime_secs, first.num_used_workers, first.num_workers) == (0, 0, 3)
+    cluster.state.supervisor_heartbeat("sup-6700", SupervisorInfo(
+        time_secs=int(time.time()), hostname="host-sup-6700", assignment_id="sup-6700",
+        used_ports=[6700, 6701], meta=[6700, 6701, 6702], scheduler_meta={},
+        uptime_secs=42, version="1.2.5"))
+    cluster.wait_for(lambda: summary("sup-6700").uptime_secs == 42, "the new uptime")
+    later = summary("sup-6700")
+    assert (later.num_used_workers, later.version) == (2, "1.2.5")
+    cluster.state.backend.delete("/supervisors/sup-6700")
+    cluster.wait_for(lambda: summary("sup-6700") is None, "the supervisor's removal")
