@@ -147,6 +147,7 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     compat = user.get("pynimbus.storm.compat", PYNIMBUS_DEFAULTS["pynimbus.storm.compat"])
     check_values(user, origin, compat)
     check_scheduler(user, origin)
+    check_read_cache_poll(user, origin)
     if base is None:  # the generation chosen decides which Storm defaults apply
         conf = default_config(compat)
     else:
@@ -192,6 +193,18 @@ def check_scheduler(user, origin):
         raise ConfigError("%s: pynimbus.scheduler cannot be %s: the schedulers are %s" % (
             origin.get("pynimbus.scheduler", "the configuration"),
             json.dumps(name, default=str), ", ".join(SCHEDULERS)))
+
+
+def check_read_cache_poll(user, origin):
+    """:raises ConfigError: naming the source and the value when
+    ``pynimbus.read.cache.poll.secs`` is not a positive number of seconds."""
+    key = "pynimbus.read.cache.poll.secs"
+    value = user.get(key, PYNIMBUS_DEFAULTS[key])
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError("%s: %s cannot be %s: it is how many seconds pass between two "
+                          "reads of every heartbeat, a number above 0" % (
+                              origin.get(key, "the configuration"), key,
+                              json.dumps(value, default=str)))
 
 
 def embedded_state_dir(conf):

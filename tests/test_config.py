@@ -176,3 +176,16 @@ def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "nimbus.thrift.port" in done.stderr and "Integer" in done.stderr, done.stderr
     assert not (tmp_path / "logs").exists()  # refused before anything was set up
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "true", "null"])
+def test_a_read_cache_poll_period_that_is_no_positive_number_is_refused(value):
+    """pynimbus.read.cache.poll.secs is a number of seconds above 0; anything else stops
+    start-up naming the option and what it must be (a fraction of a second is fine)."""
+    option = "pynimbus.read.cache.poll.secs=" + value
+    with pytest.raises(ConfigError) as refused:
+        read_storm_config(options=[option], environ={})
+    message = str(refused.value)
+    assert "-c " + option in message and "a number above 0" in message, message
+    conf = read_storm_config(options=["pynimbus.read.cache.poll.secs=0.25"], environ={})
+    assert conf["pynimbus.read.cache.poll.secs"] == 0.25
