@@ -142,6 +142,9 @@ class PagesHandler:
         self.run_blocking = run_blocking
         self.clock = clock
         self.resources = resources
+        # storm id -> (stored conf, its JSON as the page shows it): the stored conf never
+        # changes, and encoding it was a tenth of a page call
+        self._conf_jsons = {}
 
     @property
     def compat(self):
@@ -179,6 +182,18 @@ class PagesHandler:
                                                    self.compat), conf
         return info.user_topology, info.storm_conf
 
+    def _topology_conf_json(self, info):
+        """The page's ``topology_conf``, encoded once per topology (per stored conf read)."""
+        known = self._conf_jsons.get(info.storm_id)
+        if known is None or known[0] is not info.storm_conf:
+            known = self._conf_jsons[info.storm_id] = (
+                info.storm_conf,
+                json.dumps(self._resources_view(info)[1], separators=(",", ":")))
+            active = set(self.state.active_storms())
+            for gone in [storm_id for storm_id in self._conf_jsons if storm_id not in active]:
+                self._conf_jsons.pop(gone, None)  # another thread may have taken it already
+        return known[1]
+
     def _debug_options(self, base, key):
         options = (base.component_debug or {}).get(key)
         return thriftify_debug_options(options) if options is not None else None
@@ -208,7 +223,7 @@ class PagesHandler:
         page.name = info.storm_name
         page.status = status_string(base.status)
         page.uptime_secs = max(0, int(self.clock()) - (base.launch_time_secs or 0))
-        page.topology_conf = json.dumps(self._resources_view(info)[1], separators=(",", ":"))
+        page.topology_conf = self._topology_conf_json(info)
         page.replication_count = self._replication_count(storm_id)
         debug = self._debug_options(base, storm_id)
         if debug is not None:
