@@ -275,6 +275,34 @@ def test_supervisor_page_by_id_and_by_host(make_cluster):
     assert (empty.supervisor_summaries, empty.worker_summaries) == (None, None)  # as Storm
 
 
+def test_supervisor_pages_see_every_change_of_the_assignments(open_backend, cluster_conf):
+    """What the supervisor page keeps of the assignments (which supervisors each topology
+    is on) follows every change of /assignments through the read cache, and is not served
+    while the cache cannot be read."""
+    from pynimbus.cluster import StormClusterState
+    from pynimbus.cluster.backend import ConnectionLostError
+    from pynimbus.handlers.pages import PagesHandler
+    from test_read_cache import assignment
+
+    state = StormClusterState(open_backend())
+    assert state.start_read_cache(15)
+    try:
+        pages = PagesHandler(cluster_conf, state, blob_store=None)
+        state.set_assignment("t-1-100", assignment(node="sup-1"))
+        assert pages._assignment_nodes() == {"t-1-100": {"sup-1"}}
+        assert pages._assignment_nodes() == {"t-1-100": {"sup-1"}}  # kept
+        state.set_assignment("t-1-100", assignment(node="sup-2"))
+        state.set_assignment("t-2-100", assignment(node="sup-1"))
+        assert pages._assignment_nodes() == {"t-1-100": {"sup-2"}, "t-2-100": {"sup-1"}}
+        state.remove_storm("t-2-100")
+        assert pages._assignment_nodes() == {"t-1-100": {"sup-2"}}
+        state.read_cache.set_unavailable("ZooKeeper is unreachable")
+        with pytest.raises(ConnectionLostError):
+            pages._assignment_nodes()
+    finally:
+        state.close()
+
+
 def test_unknown_ids(make_cluster):
     """Unknown topology (both pages) and supervisor ids are NotAliveException; so is an
     unknown component, with a message naming it (Storm: an internal error)."""

@@ -67,6 +67,7 @@ class TreeMirror:
         self._decoded = {}
         self._unavailable = "the read cache has not synchronised with the store yet"
         self._children_listeners = {}  # path -> [callable], told when its children change
+        self._versions = dict.fromkeys(CACHED_SUBTREES, 0)  # subtree root -> changes applied
 
     # -- written by the watch plumbing -------------------------------------------------
 
@@ -86,6 +87,7 @@ class TreeMirror:
                 self._forget(path)
             for path in sorted(nodes, key=_depth):  # stable: siblings keep their order
                 self._put(path, nodes[path])
+            self._versions[root] = self._versions.get(root, 0) + 1
             told = self._changed_children(before)
         self._tell(told)
 
@@ -98,6 +100,9 @@ class TreeMirror:
                 self._delete_subtree(path)
             for path in sorted(upserts, key=_depth):
                 self._put(path, upserts[path])
+            for root in {cached_subtree(p) for p in list(deletes) + list(upserts)}:
+                if root is not None:
+                    self._versions[root] += 1
             told = self._changed_children(before)
         self._tell(told)
 
@@ -172,6 +177,13 @@ class TreeMirror:
         reason = self._unavailable
         if reason is not None:
             raise ConnectionLostError(reason)
+
+    def subtree_version(self, root):
+        """A number that changes whenever anything under the cached subtree ``root`` may
+        have changed: a reader may keep what it derived from the subtree while it is the
+        same."""
+        self._check_available()
+        return self._versions[root]
 
     def children(self, path):
         """The child names of ``path`` in the store's listing order ([] when it does not

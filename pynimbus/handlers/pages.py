@@ -50,6 +50,7 @@ from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import page_order, stats, system_topology
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.java_hash_map import list_hash, string_hash
+from pynimbus.cluster import paths
 from pynimbus.cluster.state import thriftify_debug_options
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
@@ -145,6 +146,7 @@ class PagesHandler:
         # storm id -> (stored conf, its JSON as the page shows it): the stored conf never
         # changes, and encoding it was a tenth of a page call
         self._conf_jsons = {}
+        self._nodes_memo = None  # (/assignments version, storm id -> supervisor ids)
 
     @property
     def compat(self):
@@ -357,11 +359,7 @@ class PagesHandler:
                 found = None
             infos = {} if found is None else {supervisor_id: found}
             supervisor_ids = [supervisor_id]
-        assignments = {}
-        for storm_id in self.state.assignments():
-            assignment = self.state.assignment_info(storm_id)
-            if assignment is not None:
-                assignments[storm_id] = assignment
+        nodes_of = self._assignment_nodes()
         # Storm adds to each list (add_to_...), so a list with nothing added stays unset
         page = SupervisorPageInfo()
         for sid in supervisor_ids:
@@ -372,8 +370,7 @@ class PagesHandler:
                 node_resources = self.resources.node_id_to_resources.get(sid)
             page.supervisor_summaries = (page.supervisor_summaries or []) + [
                 supervisor_summary(sid, infos[sid], node_resources, self.compat)]
-            on_supervisor = [i for i, a in assignments.items()
-                             if any(ni.node == sid for ni in a.executor_node_port.values())]
+            on_supervisor = [i for i, nodes in nodes_of.items() if sid in nodes]
             for storm_id in page_order.supervisor_topology_order(on_supervisor, self.compat):
                 try:
                     info = self._common_topo_info(storm_id, "getSupervisorPageInfo")
@@ -393,6 +390,26 @@ class PagesHandler:
                 if workers:
                     page.worker_summaries = (page.worker_summaries or []) + workers
         return page
+
+    def _assignment_nodes(self):
+        """storm id -> the supervisors its Assignment places executors on; kept while the
+        read cache's /assignments did not change (a supervisor page needs only its own
+        topologies, and reading every Assignment grew the call with the cluster)."""
+        mirror = getattr(self.state, "read_cache", None)
+        version = (mirror.subtree_version(paths.ASSIGNMENTS_SUBTREE)
+                   if mirror is not None else None)
+        known = self._nodes_memo
+        if version is not None and known is not None and known[0] == version:
+            return known[1]
+        nodes_of = {}
+        for storm_id in self.state.assignments():
+            assignment = self.state.assignment_info(storm_id)
+            if assignment is not None:
+                nodes_of[storm_id] = frozenset(
+                    ni.node for ni in assignment.executor_node_port.values())
+        if version is not None:
+            self._nodes_memo = (version, nodes_of)
+        return nodes_of
 
     # -- Thrift methods ----------------------------------------------------------------
 
