@@ -14,6 +14,10 @@ Unlike ``multi``, each read succeeds or fails alone (a missing node does not fai
 A server that does not know the operation closes the connection (3.8 logs "unknown type";
 some versions first reply ``UNIMPLEMENTED``); when that happens to the first ``multiRead``,
 before any succeeded, :class:`MultiReader` reads one request per node from then on.
+
+kazoo has no public call for a request type it does not define: the request goes through
+``KazooClient._call``, the queue its own ``*_async`` methods use (so it is sent, answered and
+failed on a lost connection as theirs are).
 """
 
 import logging
