@@ -84,9 +84,13 @@ def test_components_no_path_segment_can_hold_are_served(make_cluster, component_
     assert info.errors[component_id] == [] and info.errors["b"] == []
     cluster.state.report_error(storm_id, component_id, "host-a", 6700, "boom")
     cluster.state.report_error(storm_id, "b", "host-a", 6700, "bang")
-    info = cluster.call("getTopologyInfo", id=storm_id)
-    assert [e.error for e in info.errors[component_id]] == ["boom"]
-    assert [e.error for e in info.errors["b"]] == ["bang"]
+
+    def errors():
+        info = cluster.call("getTopologyInfo", id=storm_id)
+        return ([e.error for e in info.errors[component_id]],
+                [e.error for e in info.errors["b"]])
+    # another process's writes reach nimbus's read cache after a watch round trip
+    cluster.wait_for(lambda: errors() == (["boom"], ["bang"]), "both errors in getTopologyInfo")
     page = cluster.call("getTopologyPageInfo", id=storm_id, window=":all-time",
                         is_include_sys=False)
     assert component_id in page.id_to_spout_agg_stats
@@ -109,10 +113,15 @@ def test_the_empty_component_errors_are_where_storm_stores_them(make_cluster):
     children = cluster.state.backend.get_children(root)
     assert "b" in children and "b-last-error" in children and "-last-error" in children
     assert len([c for c in children if c.startswith("e")]) == 10  # ten kept, as Storm
-    info = cluster.call("getTopologyInfo", id=storm_id)
-    # the same second: Storm's order is then ZooKeeper's child order
-    assert sorted(e.error for e in info.errors[""]) == sorted("boom %d" % i for i in range(2, 12))
-    assert [e.error for e in info.errors["b"]] == ["bang"]
+
+    def errors():
+        info = cluster.call("getTopologyInfo", id=storm_id)
+        # the same second: Storm's order is then ZooKeeper's child order
+        return (sorted(e.error for e in info.errors[""]),
+                [e.error for e in info.errors["b"]])
+    # another process's writes reach nimbus's read cache after a watch round trip
+    cluster.wait_for(lambda: errors() == (sorted("boom %d" % i for i in range(2, 12)), ["bang"]),
+                     "the errors in getTopologyInfo")
 
 
 @pytest.mark.zookeeper

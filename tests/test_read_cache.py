@@ -277,7 +277,8 @@ def test_cache_is_right_after_a_zookeeper_restart(own_zookeeper, tmp_path, wait_
         writer.remove_storm("t-1-100")
         wait_until(lambda: answers(cached) == answers(plain), SYNC_SECS,
                    "the writes made after the restart")
-        assert sorted(cached.supervisors()) == ["sup-1", "sup-2"]
+        # sup-1 stays unless the outage outlasted the writer's session (its node is ephemeral)
+        assert "sup-2" in cached.supervisors()
     finally:
         for state in (cached, writer, plain):
             state.close()
