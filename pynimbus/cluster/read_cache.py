@@ -87,7 +87,7 @@ class TreeMirror:
                 self._forget(path)
             for path in sorted(nodes, key=_depth):  # stable: siblings keep their order
                 self._put(path, nodes[path])
-            self._versions[root] = self._versions.get(root, 0) + 1
+            self._versions[root] += 1
             told = self._changed_children(before)
         self._tell(told)
 

@@ -31,8 +31,8 @@ from pynimbus.generated.storm import ttypes
 from . import paths
 from .backend import ClusterStateError, NoNodeError, NodeExistsError
 from .read_cache import CACHED_SUBTREES, TreeMirror, cached_subtree
-from .serialization import (decode_int32, decode_int64, encode_int32, encode_int64,
-                            maybe_deserialize, serialize)
+from .serialization import (copy_struct, decode_int32, decode_int64, encode_int32,
+                            encode_int64, maybe_deserialize, serialize)
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +52,9 @@ DEBUG_DEFAULT_SAMPLINGPCT = 10.0
 _STORM_BASE_FIELDS = frozenset(f[2] for f in ttypes.StormBase.thrift_spec if f is not None)
 
 
-def _copy_struct(value):
-    """Return a shallow copy of a Thrift struct (arguments are never mutated)."""
-    copy = type(value)()
-    copy.__dict__.update(value.__dict__)
-    return copy
-
-
 def thriftify_debug_options(options):
     """Port of converter.clj ``thriftify-debugoptions``: unset fields get Storm's defaults."""
-    options = _copy_struct(options) if options is not None else ttypes.DebugOptions()
+    options = copy_struct(options) if options is not None else ttypes.DebugOptions()
     if options.enable is None:
         options.enable = DEBUG_DEFAULT_ENABLE
     if options.samplingpct is None:
@@ -75,7 +68,7 @@ def thriftify_storm_base(storm_base):
     Returns a copy with ``component_executors`` and ``component_debug`` set (``{}`` when unset)
     and every DebugOptions completed, as a 1.2.4 Nimbus writes them.
     """
-    base = _copy_struct(storm_base)
+    base = copy_struct(storm_base)
     base.component_executors = dict(base.component_executors or {})
     base.component_debug = {k: thriftify_debug_options(v)
                             for k, v in (base.component_debug or {}).items()}
@@ -86,7 +79,7 @@ def merge_debug_options(old, new):
     """One component of ``update-storm!``'s ``merge-with merge``: set fields of ``new`` win."""
     if old is None:
         return new
-    merged = _copy_struct(old)
+    merged = copy_struct(old)
     for name in ("enable", "samplingpct"):
         value = getattr(new, name)
         if value is not None:
@@ -106,7 +99,7 @@ def merge_storm_base(base, new_elems):
     unknown = set(new_elems) - _STORM_BASE_FIELDS
     if unknown:
         raise ValueError("not StormBase fields: %s" % ", ".join(sorted(unknown)))
-    merged = _copy_struct(base)
+    merged = copy_struct(base)
     for name, value in new_elems.items():
         if name == "component_executors":
             executors = dict(base.component_executors or {})

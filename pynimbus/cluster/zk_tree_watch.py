@@ -98,17 +98,22 @@ class ZooKeeperTreeWatch(TreeWatch):
 
     def _read_data(self, paths):
         """``{path: bytes or None}``: polled heartbeats without a watch, the rest with one."""
-        polled = [p for p in paths if self._is_polled_leaf(p)]
-        watched = [(p, self._client.get_async) for p in paths if not self._is_polled_leaf(p)]
-        found = {path: (None if got is None else got[0] or b"")
-                 for path, got in self._pipelined(watched).items()}
+        polled, watched = [], []
+        for path in paths:
+            (polled if self._is_polled_leaf(path) else watched).append(path)
+        found = {path: (None if got is None else got[0] or b"") for path, got
+                 in self._pipelined([(p, self._client.get_async) for p in watched]).items()}
         if polled:
-            try:
-                found.update(self._reader.read(polled))
-            except _CONNECTION_ERRORS as e:
-                raise ConnectionLostError("ZooKeeper did not answer a read of %d "
-                                          "heartbeats: %s" % (len(polled), e))
+            found.update(self._read_heartbeats(polled))
         return found
+
+    def _read_heartbeats(self, paths):
+        """``{path: bytes or None}`` of heartbeat nodes, read now without watches."""
+        try:
+            return self._reader.read(paths)
+        except _CONNECTION_ERRORS as e:
+            raise ConnectionLostError("ZooKeeper did not answer a read of %d heartbeats: %s"
+                                      % (len(paths), e))
 
     def _load(self, paths):
         """Read ``paths`` and, level by level, everything below them down to their subtree's
@@ -188,11 +193,7 @@ class ZooKeeperTreeWatch(TreeWatch):
             leaves.extend(level)
         if not leaves:
             return
-        try:
-            found = self._reader.read(leaves)
-        except _CONNECTION_ERRORS as e:
-            raise ConnectionLostError("ZooKeeper did not answer a read of %d heartbeats: %s"
-                                      % (len(leaves), e))
+        found = self._read_heartbeats(leaves)
         changed = {path: data for path, data in found.items()
                    if data is not None and data != self.mirror.known_data(path)}
         gone = [path for path, data in found.items() if data is None]
