@@ -54,7 +54,8 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
     needs its bytes for another frame and it is the one that sent nothing for longest.
 
     As libthrift's non-blocking servers, a connection has one call in progress at a time: while
-    a call's reply is pending the connection is not read, nor while the transport holds more
+    a call's reply is pending no further call is taken (bytes that arrive pause the
+    connection's reading until the reply is written), nor while the transport holds more
     unsent reply bytes than its buffer size (the protocol is the transport's producer), so a
     client that sends calls without reading the replies cannot make nimbus hold them.
     """
@@ -168,13 +169,18 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
         return not (self._awaiting_reply or self._write_blocked)
 
     def _follow_reading(self):
-        """Pause or resume reading the transport as wanted; True when it was resumed."""
+        """Pause or resume reading the transport as wanted; True when it was resumed.
+
+        A pending reply alone does not pause the transport: a client that waits for its
+        reply sends nothing meanwhile, and pausing and resuming cost two ``epoll_ctl``
+        calls per call.  Bytes that do arrive meanwhile (one read's worth at most) pause it
+        until the reply is written."""
         wanted = self._reading_wanted()
         if wanted and self._paused:
             self._paused = False
             self.transport.resumeProducing()
             return True
-        if not wanted and not self._paused:
+        if not wanted and not self._paused and (self._write_blocked or self._buffer):
             self._paused = True
             self.transport.pauseProducing()
         return False

@@ -489,6 +489,22 @@ def test_calls_sent_without_waiting_are_taken_one_at_a_time(conn, stub, clock):
     assert conn.transport.producerState == "producing"
 
 
+def test_a_call_in_progress_alone_leaves_the_connection_read(conn, stub):
+    """A client waiting for its reply sends nothing, so a pending call does not pause the
+    connection (pausing and resuming cost two epoll_ctl calls a call); bytes arriving
+    meanwhile pause it until the reply is written, and are then answered."""
+    from pynimbus.generated.storm.ttypes import ClusterSummary
+    conn.send(frame(call_payload("getClusterInfo", 1)))
+    assert len(stub.pending) == 1 and conn.transport.producerState == "producing"
+    conn.send(frame(call_payload("getNimbusConf", 2))[:3])
+    assert conn.transport.producerState == "paused" and conn.replies() == []
+    stub.pending[0].callback(ClusterSummary(supervisors=[], topologies=[], nimbuses=[]))
+    assert [r.seqid for r in conn.replies()] == [1]
+    assert conn.transport.producerState == "producing"
+    conn.send(frame(call_payload("getNimbusConf", 2))[3:])
+    assert [r.seqid for r in conn.replies()] == [2]
+
+
 def test_calls_are_not_read_while_replies_wait_to_be_sent(conn):
     """While the transport holds more unsent reply bytes than its buffer (it pauses its
     producer, the protocol), the connection is not read; when they drain, waiting calls are
