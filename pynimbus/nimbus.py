@@ -289,7 +289,8 @@ class NimbusDaemon:
     def _wire_concerns(self, concerns):
         """Give every concern the authorization hook, the admin and pages concerns the
         queries' per-topology resources (getOwnerResourceSummaries, getTopologyPageInfo), and
-        the pages the queries' stored conf, code and task info of a topology (read once)."""
+        the pages the queries' stored conf, code and task info of a topology (read once) and
+        whether a call on one reads only memory."""
         queries = next(c for c in concerns if isinstance(c, QueriesHandler))
         for concern in concerns:
             concern.authorization = self.authorization
@@ -297,6 +298,7 @@ class NimbusDaemon:
                 concern.topology_resources = queries.resources_for_topology
             if isinstance(concern, PagesHandler):
                 concern.stored_inputs = queries.stored_inputs
+                concern.memory_only = queries.memory_only
 
     def _register(self):
         summary = NimbusSummary(host=self.host, port=self.bound_port,

@@ -501,8 +501,8 @@ class LocalFsBlobStore:
         :raises KeyNotFoundException: when this nimbus does not hold the key.
         """
         validate_key(key)
-        with self._lock:
-            self._record(key)
+        if key not in self._records:  # no lock: queries ask it on the reactor thread, and
+            raise KeyNotFoundException(msg=key)  # the lock is held across disk writes
         if self.replication_of is None:
             return 1
         return self.replication_of(key)

@@ -151,6 +151,11 @@ class Authorization:
             return port_auth.merged_conf(self.nimbus_conf, stored_conf)
         return stored_conf
 
+    def reads_stored_conf(self, method):
+        """Whether :meth:`check_stored` reads the topology's stored conf for ``method`` (an
+        authorizer is configured and rules the method)."""
+        return self.enabled and self.operation(method) is not None
+
     def check_stored(self, method, blob_store, storm_id, storm_name=None):
         """Read ``storm_id``'s stored conf and :meth:`check` ``method`` against it; nothing is
         read when no authorizer is configured.  Blocking.
@@ -159,7 +164,7 @@ class Authorization:
             ``try-read-storm-conf``).
         :raises AuthorizationException: denied.
         """
-        if not self.enabled or self.operation(method) is None:
+        if not self.reads_stored_conf(method):
             return
         conf = self.topology_conf_for(method, read_storm_conf(blob_store, storm_id))
         name = storm_name if storm_name is not None else conf.get("topology.name")

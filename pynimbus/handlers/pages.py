@@ -132,6 +132,9 @@ class PagesHandler:
     # ``storm_id -> (stored conf, user topology, system topology, task info)``: the daemon
     # sets the queries' (read once per topology); None: read_stored_inputs per call
     stored_inputs = None
+    # ``(storm_id, method) -> bool``: whether a call on the topology reads only memory, so
+    # that it is answered on the reactor thread (the daemon sets the queries'); None: never
+    memory_only = None
 
     def __init__(self, conf, cluster_state, blob_store, run_blocking=deferToThread,
                  clock=time.time, resources=None, sched_status=None):
@@ -414,6 +417,8 @@ class PagesHandler:
     # -- Thrift methods ----------------------------------------------------------------
 
     def getTopologyPageInfo(self, id, window, is_include_sys):
+        if self.memory_only is not None and self.memory_only(id, "getTopologyPageInfo"):
+            return self._topology_page_info(id, window, bool(is_include_sys))
         return self.run_blocking(self._topology_page_info, id, window, bool(is_include_sys))
 
     def getComponentPageInfo(self, topology_id, component_id, window, is_include_sys):

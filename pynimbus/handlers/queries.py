@@ -7,6 +7,9 @@ stored conf and topology as ``system-topology!``), ``getUserTopology`` and
 ``getTopologyInfo[WithOpts]`` (port of nimbus.clj ``getTopologyInfoWithOpts``: executors with
 their host, port and uptime, stats from the workers' heartbeats, errors per component).
 Cluster state and blobs are read in a thread (``run_blocking``): the reactor never waits.
+A per-topology call that would read only memory (:meth:`QueriesHandler.memory_only`) is
+answered on the reactor thread instead: the hop to a thread and back, with its wake-ups,
+was most of such a call's time.
 An unknown id answers ``NotAliveException(id)``, as Storm does.
 """
 
@@ -448,6 +451,22 @@ class QueriesHandler:
         self.authorization.check_stored(method, self.blob_store, storm_id)
         return work(*args)
 
+    def memory_only(self, storm_id, method):
+        """Whether ``method`` on ``storm_id`` reads nothing but memory, so that it may run on
+        the reactor thread: the read cache serves the cluster state, the topology's stored
+        inputs were read before (:meth:`stored_inputs`), and no authorizer reads its stored
+        conf.  The blob store's replication count and the monitor's bookkeeping it also reads
+        are in memory."""
+        return (self.state.read_cache is not None and storm_id in self._inputs
+                and not self.authorization.reads_stored_conf(method))
+
+    def _per_topology(self, method, storm_id, work, *args):
+        """``work(*args)`` after the authorization of ``method``: at once when it reads only
+        memory, else in a thread."""
+        if self.memory_only(storm_id, method):
+            return self._authorized(method, storm_id, work, *args)
+        return self.run_blocking(self._authorized, method, storm_id, work, *args)
+
     def _info_by_name(self, method, name, options=None):
         storm_id = self._storm_id_or_not_alive(name)
         return self._authorized(method, storm_id, self._topology_info, storm_id, options)
@@ -494,12 +513,11 @@ class QueriesHandler:
                                  read_storm_topology, self.blob_store, storm_id)
 
     def getTopologyInfo(self, storm_id):
-        return self.run_blocking(self._authorized, "getTopologyInfo", storm_id,
-                                 self._topology_info, storm_id)
+        return self._per_topology("getTopologyInfo", storm_id, self._topology_info, storm_id)
 
     def getTopologyInfoWithOpts(self, storm_id, options):
-        return self.run_blocking(self._authorized, "getTopologyInfoWithOpts", storm_id,
-                                 self._topology_info, storm_id, options)
+        return self._per_topology("getTopologyInfoWithOpts", storm_id, self._topology_info,
+                                  storm_id, options)
 
     def getSupervisorAssignments(self, node):
         self.authorization.check("getSupervisorAssignments")
