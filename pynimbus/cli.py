@@ -35,7 +35,7 @@ from twisted.internet.error import ReactorNotRunning
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X, __version__
 from pynimbus.client_cli import CLIENT_COMMANDS, add_client_commands, run_client_command
-from pynimbus.config import ConfigError, read_storm_config, storm_yaml_path
+from pynimbus.config import PYNIMBUS_DEFAULTS, ConfigError, read_storm_config, storm_yaml_path
 from pynimbus.errors import RefusalLogFilter
 
 log = logging.getLogger("pynimbus")
@@ -158,7 +158,15 @@ def run_nimbus(conf, dev=False):
     from pynimbus.dev_nimbus import DevNimbusDaemon
     from pynimbus.nimbus import NimbusDaemon
 
+    set_switch_interval(conf)
     return run_daemon(DevNimbusDaemon if dev else NimbusDaemon, conf, "Nimbus")
+
+
+def set_switch_interval(conf):
+    """The nimbus process's ``sys.setswitchinterval`` from
+    ``pynimbus.nimbus.switch.interval.secs``: the reactor answers calls while threads work."""
+    sys.setswitchinterval(float(conf.get("pynimbus.nimbus.switch.interval.secs",
+                                         PYNIMBUS_DEFAULTS["pynimbus.nimbus.switch.interval.secs"])))
 
 
 def run_supervisor(conf):

@@ -37,6 +37,10 @@ PYNIMBUS_DEFAULTS = {
     # On ZooKeeper, how often the read cache reads every heartbeat (/workerbeats/<id>/<node-port>,
     # /supervisors/<id>) again: they are polled, not watched (pynimbus.cluster.zk_tree_watch).
     "pynimbus.read.cache.poll.secs": 1.0,
+    # The nimbus's sys.setswitchinterval: how long a busy thread (a mk-assignments round,
+    # the read cache's heartbeat reads) may hold the GIL while the reactor waits to answer a
+    # call.  Python's default, 0.005, made per-topology calls wait behind them.
+    "pynimbus.nimbus.switch.interval.secs": 0.0005,
     # Most tasks one topology may have (acker, event logger and metrics tasks included); a
     # submit past it is InvalidTopologyException.  Storm has no cap.  None: no cap.
     "pynimbus.topology.max.tasks": 100000,
@@ -147,7 +151,11 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     compat = user.get("pynimbus.storm.compat", PYNIMBUS_DEFAULTS["pynimbus.storm.compat"])
     check_values(user, origin, compat)
     check_scheduler(user, origin)
-    check_read_cache_poll(user, origin)
+    check_positive_secs(user, origin, "pynimbus.read.cache.poll.secs",
+                        "how many seconds pass between two reads of every heartbeat")
+    check_positive_secs(user, origin, "pynimbus.nimbus.switch.interval.secs",
+                        "how many seconds a thread may hold the interpreter before another "
+                        "gets it")
     if base is None:  # the generation chosen decides which Storm defaults apply
         conf = default_config(compat)
     else:
@@ -195,16 +203,14 @@ def check_scheduler(user, origin):
             json.dumps(name, default=str), ", ".join(SCHEDULERS)))
 
 
-def check_read_cache_poll(user, origin):
-    """:raises ConfigError: naming the source and the value when
-    ``pynimbus.read.cache.poll.secs`` is not a positive number of seconds."""
-    key = "pynimbus.read.cache.poll.secs"
+def check_positive_secs(user, origin, key, meaning):
+    """:raises ConfigError: naming the source and the value when ``key`` (a pynimbus key, in
+    seconds, which is ``meaning``) is not a number above 0."""
     value = user.get(key, PYNIMBUS_DEFAULTS[key])
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError("%s: %s cannot be %s: it is how many seconds pass between two "
-                          "reads of every heartbeat, a number above 0" % (
-                              origin.get(key, "the configuration"), key,
-                              json.dumps(value, default=str)))
+        raise ConfigError("%s: %s cannot be %s: it is %s, a number above 0" % (
+            origin.get(key, "the configuration"), key, json.dumps(value, default=str),
+            meaning))
 
 
 def embedded_state_dir(conf):

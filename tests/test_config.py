@@ -178,14 +178,33 @@ def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
     assert not (tmp_path / "logs").exists()  # refused before anything was set up
 
 
+@pytest.mark.parametrize("key", ["pynimbus.read.cache.poll.secs",
+                                 "pynimbus.nimbus.switch.interval.secs"])
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "true", "null"])
-def test_a_read_cache_poll_period_that_is_no_positive_number_is_refused(value):
-    """pynimbus.read.cache.poll.secs is a number of seconds above 0; anything else stops
-    start-up naming the option and what it must be (a fraction of a second is fine)."""
-    option = "pynimbus.read.cache.poll.secs=" + value
+def test_a_period_that_is_no_positive_number_is_refused(key, value):
+    """pynimbus.read.cache.poll.secs and pynimbus.nimbus.switch.interval.secs are numbers
+    of seconds above 0; anything else stops start-up naming the option and what it must be
+    (a fraction of a second is fine)."""
+    option = key + "=" + value
     with pytest.raises(ConfigError) as refused:
         read_storm_config(options=[option], environ={})
     message = str(refused.value)
     assert "-c " + option in message and "a number above 0" in message, message
-    conf = read_storm_config(options=["pynimbus.read.cache.poll.secs=0.25"], environ={})
-    assert conf["pynimbus.read.cache.poll.secs"] == 0.25
+    conf = read_storm_config(options=[key + "=0.25"], environ={})
+    assert conf[key] == 0.25
+
+
+def test_the_nimbus_switch_interval_is_set_from_the_conf():
+    """The nimbus process's interpreter switch interval is the configured one (default
+    0.0005 s: the reactor gets the interpreter soon when threads work)."""
+    import sys
+    from pynimbus.cli import set_switch_interval
+    before = sys.getswitchinterval()
+    try:
+        set_switch_interval(read_storm_config(options=[], environ={}))
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+        set_switch_interval(read_storm_config(
+            options=["pynimbus.nimbus.switch.interval.secs=0.002"], environ={}))
+        assert sys.getswitchinterval() == pytest.approx(0.002)
+    finally:
+        sys.setswitchinterval(before)
