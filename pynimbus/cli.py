@@ -35,7 +35,7 @@ from twisted.internet.error import ReactorNotRunning
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X, __version__
 from pynimbus.client_cli import CLIENT_COMMANDS, add_client_commands, run_client_command
-from pynimbus.config import PYNIMBUS_DEFAULTS, ConfigError, read_storm_config, storm_yaml_path
+from pynimbus.config import ConfigError, read_storm_config, storm_yaml_path
 from pynimbus.errors import RefusalLogFilter
 
 log = logging.getLogger("pynimbus")
@@ -158,15 +158,11 @@ def run_nimbus(conf, dev=False):
     from pynimbus.dev_nimbus import DevNimbusDaemon
     from pynimbus.nimbus import NimbusDaemon
 
+    from pynimbus.interpreter import schedule_full_collections, set_switch_interval
+
     set_switch_interval(conf)
-    return run_daemon(DevNimbusDaemon if dev else NimbusDaemon, conf, "Nimbus")
-
-
-def set_switch_interval(conf):
-    """The nimbus process's ``sys.setswitchinterval`` from
-    ``pynimbus.nimbus.switch.interval.secs``: the reactor answers calls while threads work."""
-    sys.setswitchinterval(float(conf.get("pynimbus.nimbus.switch.interval.secs",
-                                         PYNIMBUS_DEFAULTS["pynimbus.nimbus.switch.interval.secs"])))
+    return run_daemon(DevNimbusDaemon if dev else NimbusDaemon, conf, "Nimbus",
+                      on_running=lambda reactor: schedule_full_collections(conf, reactor))
 
 
 def run_supervisor(conf):
@@ -177,9 +173,9 @@ def run_supervisor(conf):
     return run_daemon(SupervisorDaemon, conf, "Supervisor")
 
 
-def run_daemon(daemon_class, conf, what):
-    """Run ``daemon_class(conf, reactor)`` on the global reactor until SIGINT/SIGTERM;
-    return an exit code."""
+def run_daemon(daemon_class, conf, what, on_running=None):
+    """Run ``daemon_class(conf, reactor)`` on the global reactor until SIGINT/SIGTERM (and
+    ``on_running(reactor)`` once it runs); return an exit code."""
     from twisted.internet import reactor
     from twisted.python import log as twisted_log
 
@@ -198,6 +194,8 @@ def run_daemon(daemon_class, conf, what):
 
     def run():
         StopOnSignal(reactor).install()
+        if on_running is not None:
+            on_running(reactor)
         daemon.start().addCallbacks(started, failed)
 
     reactor.callWhenRunning(run)

@@ -41,6 +41,10 @@ PYNIMBUS_DEFAULTS = {
     # the read cache's heartbeat reads) may hold the GIL while the reactor waits to answer a
     # call.  Python's default, 0.005, made per-topology calls wait behind them.
     "pynimbus.nimbus.switch.interval.secs": 0.0005,
+    # The nimbus collects the oldest generation of Python's cyclic garbage collector every
+    # this many seconds, and never on the collector's own count (pynimbus.interpreter); null:
+    # Python's own schedule.
+    "pynimbus.nimbus.gc.full.secs": 60,
     # Most tasks one topology may have (acker, event logger and metrics tasks included); a
     # submit past it is InvalidTopologyException.  Storm has no cap.  None: no cap.
     "pynimbus.topology.max.tasks": 100000,
@@ -156,6 +160,9 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     check_positive_secs(user, origin, "pynimbus.nimbus.switch.interval.secs",
                         "how many seconds a thread may hold the interpreter before another "
                         "gets it")
+    check_positive_secs(user, origin, "pynimbus.nimbus.gc.full.secs",
+                        "how many seconds pass between two full garbage collections",
+                        or_null=True)
     if base is None:  # the generation chosen decides which Storm defaults apply
         conf = default_config(compat)
     else:
@@ -203,14 +210,16 @@ def check_scheduler(user, origin):
             json.dumps(name, default=str), ", ".join(SCHEDULERS)))
 
 
-def check_positive_secs(user, origin, key, meaning):
+def check_positive_secs(user, origin, key, meaning, or_null=False):
     """:raises ConfigError: naming the source and the value when ``key`` (a pynimbus key, in
-    seconds, which is ``meaning``) is not a number above 0."""
+    seconds, which is ``meaning``) is not a number above 0 (nor null, when ``or_null``)."""
     value = user.get(key, PYNIMBUS_DEFAULTS[key])
+    if value is None and or_null:
+        return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError("%s: %s cannot be %s: it is %s, a number above 0" % (
+        raise ConfigError("%s: %s cannot be %s: it is %s, a number above 0%s" % (
             origin.get(key, "the configuration"), key, json.dumps(value, default=str),
-            meaning))
+            meaning, " (or null)" if or_null else ""))
 
 
 def embedded_state_dir(conf):

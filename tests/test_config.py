@@ -194,17 +194,15 @@ def test_a_period_that_is_no_positive_number_is_refused(key, value):
     assert conf[key] == 0.25
 
 
-def test_the_nimbus_switch_interval_is_set_from_the_conf():
-    """The nimbus process's interpreter switch interval is the configured one (default
-    0.0005 s: the reactor gets the interpreter soon when threads work)."""
-    import sys
-    from pynimbus.cli import set_switch_interval
-    before = sys.getswitchinterval()
-    try:
-        set_switch_interval(read_storm_config(options=[], environ={}))
-        assert sys.getswitchinterval() == pytest.approx(0.0005)
-        set_switch_interval(read_storm_config(
-            options=["pynimbus.nimbus.switch.interval.secs=0.002"], environ={}))
-        assert sys.getswitchinterval() == pytest.approx(0.002)
-    finally:
-        sys.setswitchinterval(before)
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "true"])
+def test_a_full_collection_period_that_is_no_positive_number_nor_null_is_refused(value):
+    """pynimbus.nimbus.gc.full.secs is a number of seconds above 0, or null (Python's own
+    schedule); anything else stops start-up naming the option."""
+    option = "pynimbus.nimbus.gc.full.secs=" + value
+    with pytest.raises(ConfigError) as refused:
+        read_storm_config(options=[option], environ={})
+    message = str(refused.value)
+    assert "-c " + option in message and "a number above 0 (or null)" in message, message
+    for fine, read in (("null", None), ("0.5", 0.5)):
+        conf = read_storm_config(options=["pynimbus.nimbus.gc.full.secs=" + fine], environ={})
+        assert conf["pynimbus.nimbus.gc.full.secs"] == read
