@@ -140,3 +140,60 @@ def test_the_replication_count_is_read_while_the_blob_store_is_busy(cached_state
         answered.set()
         holder.join(60)
     assert replication == 1 and outcome == {"waited in vain": False}
+
+
+def spout_beat(emitted):
+    """The worker's heartbeat with the spout executor having emitted ``emitted`` tuples."""
+    from pynimbus.generated.storm import ttypes
+    counts = {":all-time": {"default": emitted}, "600": {"default": emitted}}
+    stats = ttypes.ExecutorStats(
+        emitted=counts, transferred=counts, rate=1.0,
+        specific=ttypes.ExecutorSpecificStats(spout=ttypes.SpoutStats(
+            acked=counts, failed={":all-time": {"default": 0}},
+            complete_ms_avg={":all-time": {"default": 1.5}})))
+    return ttypes.ClusterWorkerHeartbeat(storm_id=STORM_ID, time_secs=100, uptime_secs=3,
+                                         executor_stats={ttypes.ExecutorInfo(1, 1): stats})
+
+
+def test_a_kept_page_follows_every_change_of_what_it_is_made_from(cached_state, cluster_conf,
+                                                                 tmp_path):
+    """A topology page is kept while its sources are the same (each call still gets its own
+    copy), and after each change (a heartbeat, an error, the StormBase, the Assignment, the
+    replication count) equals what a handler that keeps nothing answers; a killed topology's
+    page is not alive."""
+    from pynimbus.generated.storm.ttypes import NotAliveException, TopologyStatus
+    handlers = Handlers(cluster_conf, cached_state, tmp_path)
+    a_topology(cached_state, handlers.blob_store)
+
+    def pages(window=":all-time"):
+        fresh = Handlers(cluster_conf, cached_state, tmp_path / ("fresh-%d" % len(seen)))
+        fresh.pages.stored_inputs = handlers.queries.stored_inputs
+        fresh.pages.blob_store = handlers.blob_store
+        seen.append(fresh)
+        return (handlers.pages.getTopologyPageInfo(STORM_ID, window, False),
+                fresh.pages._topology_page_info(STORM_ID, window, False))
+
+    seen = []
+    kept, fresh = pages()
+    again, _ = pages()
+    assert again == kept == fresh and again is not kept
+    changes = [
+        lambda: cached_state.worker_heartbeat(STORM_ID, "sup-1", 6700, spout_beat(7)),
+        lambda: cached_state.worker_heartbeat(STORM_ID, "sup-1", 6700, spout_beat(9)),
+        lambda: cached_state.report_error(STORM_ID, "spout", "host-1", 6700, "it broke"),
+        lambda: cached_state.update_storm(STORM_ID, {"status": TopologyStatus.INACTIVE}),
+        lambda: cached_state.set_assignment(STORM_ID, assignment(port=6701)),
+        lambda: cached_state.setup_blobstore(master_stormcode_key(STORM_ID), "nimbus-b:6627",
+                                             1),
+    ]
+    before = kept
+    for change in changes:
+        change()
+        kept, fresh = pages()
+        assert kept == fresh and kept != before
+        before = kept
+    assert pages("600")[0] == pages("600")[1]
+    assert kept.status == "INACTIVE" and kept.replication_count == 2
+    cached_state.remove_storm_base(STORM_ID)
+    with pytest.raises(NotAliveException):
+        handlers.pages.getTopologyPageInfo(STORM_ID, ":all-time", False)

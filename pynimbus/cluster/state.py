@@ -413,6 +413,13 @@ class StormClusterState:
             beats.setdefault(executor, beat)
         return beats
 
+    def worker_heartbeats(self, storm_id, executor_node_port):
+        """The ``ClusterWorkerHeartbeat`` (or None) of each worker of an assignment, in slot
+        order: what :meth:`executor_beats` reads (with the read cache, one object per change
+        of a node, so a reader may keep what it derived from them while they are the same)."""
+        slots = sorted({(ni.node, _single_port(ni)) for ni in executor_node_port.values()})
+        return tuple(self.get_worker_heartbeat(storm_id, node, port) for node, port in slots)
+
     def worker_heartbeat(self, storm_id, node, port, info):
         """Port of ``worker-heartbeat!``: write a worker's ``ClusterWorkerHeartbeat``.
 

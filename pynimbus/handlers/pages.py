@@ -51,6 +51,7 @@ from pynimbus.clojure_port import page_order, stats, system_topology
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.java_hash_map import list_hash, string_hash
 from pynimbus.cluster import paths
+from pynimbus.cluster.serialization import copy_struct
 from pynimbus.cluster.state import thriftify_debug_options
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
@@ -67,6 +68,12 @@ CommonTopoInfo = collections.namedtuple(
     "CommonTopoInfo",
     "storm_id storm_name storm_conf user_topology task_to_component base assignment beats")
 CommonTopoInfo.__doc__ = "What ``get-common-topo-info`` reads for one topology."
+
+PageFigures = collections.namedtuple(
+    "PageFigures", "replication sched_status topology_resources worker_resources")
+PageFigures.__doc__ = """What a topology page shows from outside the cluster state's nodes:
+the code blob's replication count, the scheduler's status, the six resource figures of
+``get-resources-for-topology`` and ``{(node, port): WorkerResources}``."""
 
 
 def _port(node_info):
@@ -150,6 +157,9 @@ class PagesHandler:
         # changes, and encoding it was a tenth of a page call
         self._conf_jsons = {}
         self._nodes_memo = None  # (/assignments version, storm id -> supervisor ids)
+        # (storm id, window, include sys) -> (what the page was made from, the page), for
+        # Storm's windows (:meth:`_page_sources`)
+        self._pages = {}
 
     @property
     def compat(self):
@@ -157,8 +167,9 @@ class PagesHandler:
 
     # -- reading (in a thread) -----------------------------------------------------------
 
-    def _common_topo_info(self, storm_id, method):
-        """Port of nimbus.clj ``get-common-topo-info`` (1.2.4), authorizing ``method``.
+    def _common_topo_info(self, storm_id, method, with_beats=True):
+        """Port of nimbus.clj ``get-common-topo-info`` (1.2.4), authorizing ``method``; the
+        executors' beats are left out (None) unless ``with_beats``.
 
         :raises NotAliveException: when the topology's blobs or StormBase are gone.
         :raises AuthorizationException: denied.
@@ -173,10 +184,13 @@ class PagesHandler:
         if base is None:  # get-launch-time-secs
             raise NotAliveException(msg=str(storm_id))
         assignment = self.state.assignment_info(storm_id)
-        beats = (self.state.executor_beats(storm_id, assignment.executor_node_port)
-                 if assignment is not None else {})
+        beats = self._executor_beats(storm_id, assignment) if with_beats else None
         return CommonTopoInfo(storm_id, storm_conf.get("topology.name"), storm_conf,
                               user_topology, task_to_component, base, assignment, beats)
+
+    def _executor_beats(self, storm_id, assignment):
+        return (self.state.executor_beats(storm_id, assignment.executor_node_port)
+                if assignment is not None else {})
 
     def _resources_view(self, info):
         """The topology and conf that component resources are read from, per generation."""
@@ -204,16 +218,61 @@ class PagesHandler:
         return thriftify_debug_options(options) if options is not None else None
 
     def _topology_page_info(self, storm_id, window, include_sys):
-        """Port of nimbus.clj ``getTopologyPageInfo`` (1.2.4)."""
-        info = self._common_topo_info(storm_id, "getTopologyPageInfo")
+        """Port of nimbus.clj ``getTopologyPageInfo`` (1.2.4).  For Storm's windows a page is
+        made again only when something it is made from changed (:meth:`_page_sources`);
+        each call gets a copy with its own uptime."""
+        info = self._common_topo_info(storm_id, "getTopologyPageInfo", with_beats=False)
         window = window or stats.ALL_TIME
+        figures = PageFigures(
+            self._replication_count(storm_id), self.sched_status(storm_id),
+            self.topology_resources(storm_id, info.base, info.assignment)
+            if self.topology_resources is not None and self.compat != "2.x" else None,
+            self._worker_resources(storm_id, info.assignment))
+        sources = self._page_sources(info, figures)
+        key = (storm_id, window, include_sys)
+        known = self._pages.get(key)
+        if known is not None and sources is not None and _same(known[0], sources):
+            page = known[1]
+        else:
+            info = info._replace(beats=self._executor_beats(storm_id, info.assignment))
+            page = self._make_topology_page(info, window, include_sys, figures)
+            if sources is not None and window in stats.WINDOWS:
+                self._remember_page(key, sources, page)
+        handed = copy_struct(page)
+        handed.uptime_secs = max(0, int(self.clock()) - (info.base.launch_time_secs or 0))
+        return handed
+
+    def _page_sources(self, info, figures):
+        """Everything a topology page is made from but the clock: the stored conf and code,
+        the StormBase, the Assignment, the workers' heartbeats (with the read cache, one
+        object per change of a node: compared by identity), a number that changes with any
+        error written, and the :class:`PageFigures`; None without the read cache (nothing
+        then tells when errors change)."""
+        cache = self.state.read_cache
+        if cache is None:
+            return None
+        heartbeats = (self.state.worker_heartbeats(info.storm_id,
+                                                   info.assignment.executor_node_port)
+                      if info.assignment is not None else ())
+        return (info.storm_conf, info.user_topology, info.base, info.assignment, heartbeats,
+                cache.subtree_version(paths.ERRORS_SUBTREE), figures)
+
+    def _remember_page(self, key, sources, page):
+        """Keep a page for its key; pages of topologies no longer active go."""
+        self._pages[key] = (sources, page)
+        active = set(self.state.active_storms())
+        for gone in [k for k in self._pages if k[0] not in active]:
+            self._pages.pop(gone, None)  # another thread may have taken it already
+
+    def _make_topology_page(self, info, window, include_sys, figures):
+        """The page of ``info`` (its beats read) in ``window``, with ``figures``."""
+        storm_id = info.storm_id
         nodes = executor_node_port(info.assignment, self.compat)
         node_host = (info.assignment.node_host or {}) if info.assignment is not None else {}
         owner = info.base.owner if self.compat == "2.x" else None
         workers = stats.agg_worker_stats(
             storm_id, info.storm_name, info.task_to_component, info.beats, nodes, node_host,
-            self._worker_resources(storm_id, info.assignment), include_sys, True,
-            owner=owner, compat=self.compat)
+            figures.worker_resources, include_sys, True, owner=owner, compat=self.compat)
         page = stats.agg_topo_execs_stats(
             storm_id, nodes, info.task_to_component, info.beats, info.user_topology, window,
             include_sys, lambda cid: self.state.last_error(storm_id, cid), self.compat)
@@ -224,12 +283,11 @@ class PagesHandler:
         if base.owner:
             page.owner = base.owner
         if self.compat != "2.x":
-            self._add_topology_resources(page, info)
+            self._add_topology_resources(page, info, figures.topology_resources)
         page.name = info.storm_name
         page.status = status_string(base.status)
-        page.uptime_secs = max(0, int(self.clock()) - (base.launch_time_secs or 0))
         page.topology_conf = self._topology_conf_json(info)
-        page.replication_count = self._replication_count(storm_id)
+        page.replication_count = figures.replication
         debug = self._debug_options(base, storm_id)
         if debug is not None:
             page.debug_options = debug
@@ -238,7 +296,7 @@ class PagesHandler:
                 page.storm_version = info.user_topology.storm_version
             if getattr(base, "topology_version", None):
                 page.topology_version = base.topology_version
-        page.sched_status = self.sched_status(storm_id)
+        page.sched_status = figures.sched_status
         return page
 
     def _add_resources(self, page, info, include_sys):
@@ -264,12 +322,10 @@ class PagesHandler:
                 agg.common_stats.resources_map = stats.component_resources(
                     topology, conf, cid, self.compat)
 
-    def _add_topology_resources(self, page, info):
-        """1.x: the six figures of ``get-resources-for-topology`` (1.2.4): the last scheduling
-        round's, else computed from the topology's executors and its Assignment."""
-        figures = None
-        if self.topology_resources is not None:
-            figures = self.topology_resources(info.storm_id, info.base, info.assignment)
+    def _add_topology_resources(self, page, info, figures):
+        """1.x: the six figures of ``get-resources-for-topology`` (1.2.4): ``figures`` (the
+        last scheduling round's), else computed from the topology's executors and its
+        Assignment."""
         if figures is None:
             executor_to_component = port_executors.executor_to_component(
                 port_executors.compute_executors(info.task_to_component,
@@ -427,3 +483,9 @@ class PagesHandler:
 
     def getSupervisorPageInfo(self, id, host, is_include_sys):
         return self.run_blocking(self._supervisor_page_info, id, host, bool(is_include_sys))
+
+
+def _same(old, new):
+    """Whether two tuples of page sources are the same: each item the same object, or equal
+    (the figures, the errors' version)."""
+    return all(a is b or a == b for a, b in zip(old, new)) and len(old) == len(new)
