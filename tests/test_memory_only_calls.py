@@ -197,3 +197,15 @@ def test_a_kept_page_follows_every_change_of_what_it_is_made_from(cached_state, 
     cached_state.remove_storm_base(STORM_ID)
     with pytest.raises(NotAliveException):
         handlers.pages.getTopologyPageInfo(STORM_ID, ":all-time", False)
+
+
+def test_the_info_follows_a_new_assignment(cached_state, cluster_conf, tmp_path):
+    """getTopologyInfo keeps the executors' order while the Assignment is the same one, and
+    lists the new slots once it changes."""
+    handlers = Handlers(cluster_conf, cached_state, tmp_path)
+    a_topology(cached_state, handlers.blob_store)
+    assert [e.port for e in handlers.queries.getTopologyInfo(STORM_ID).executors] == [6700]
+    assert [e.port for e in handlers.queries.getTopologyInfo(STORM_ID).executors] == [6700]
+    cached_state.set_assignment(STORM_ID, assignment(node="sup-2", port=6701))
+    [executor] = handlers.queries.getTopologyInfo(STORM_ID).executors
+    assert (executor.port, executor.host) == (6701, "host-1")

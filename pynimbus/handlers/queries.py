@@ -164,6 +164,9 @@ class QueriesHandler:
         self._conf_json = json.dumps(conf, default=str)
         self._storm_versions = {}
         self._inputs = {}
+        # storm id -> (Assignment, its executors in upstream's walking order): the order
+        # follows Java's HashMap layout and was a third of a getTopologyInfo call
+        self._executor_orders = {}
         # storm id -> [StormBase, Assignment, booked resources, (replication, scheduler
         # status), TopologySummary, the copy last handed out]: a topology's summary is made
         # again only when one of those changes (the read cache hands out one object per
@@ -183,7 +186,7 @@ class QueriesHandler:
 
     def _topology_summaries(self, now):
         bases = self._bases()
-        for memo in (self._inputs, self._summaries):
+        for memo in (self._inputs, self._summaries, self._executor_orders):
             for gone in set(memo) - set(bases):
                 memo.pop(gone, None)  # another thread may have taken it already
         assignments = self.state.assignment_infos(bases)
@@ -390,9 +393,7 @@ class QueriesHandler:
         executor_node_port = assignment.executor_node_port if assignment else {}
         beats = self.state.executor_beats(storm_id, executor_node_port) if assignment else {}
         executors = []
-        # in the order upstream walks its executor->node+port (what the UI lists)
-        slots = {tuple(e): (ni.node, min(ni.port)) for e, ni in executor_node_port.items()}
-        for executor in page_order.executor_order(slots, self.compat, "info"):
+        for executor in self._executor_order(storm_id, assignment):
             node_info = executor_node_port[executor]
             beat = beats.get(tuple(executor))
             summary = ExecutorSummary(
@@ -423,6 +424,19 @@ class QueriesHandler:
         info.replication_count = self._replication_count(storm_id)
         info.sched_status = self.sched_status(storm_id)
         return info
+
+    def _executor_order(self, storm_id, assignment):
+        """The assignment's executors in the order upstream walks its executor->node+port
+        (what the UI lists), kept while the read cache hands out the same Assignment."""
+        known = self._executor_orders.get(storm_id)
+        if known is not None and known[0] is assignment:
+            return known[1]
+        executor_node_port = assignment.executor_node_port if assignment else {}
+        slots = {tuple(e): (ni.node, min(ni.port)) for e, ni in executor_node_port.items()}
+        order = list(page_order.executor_order(slots, self.compat, "info"))
+        if self.state.read_cache is not None and assignment is not None:
+            self._executor_orders[storm_id] = (assignment, order)
+        return order
 
     def _supervisor_assignments(self, node):
         """Port of 2.8.8 ``getSupervisorAssignments`` and ``assignmentsForNodeId``: every
