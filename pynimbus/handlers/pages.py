@@ -165,7 +165,7 @@ class PagesHandler:
     def compat(self):
         return self.conf.get("pynimbus.storm.compat", "1.x")
 
-    # -- reading (in a thread) -----------------------------------------------------------
+    # -- reading (in a thread, or on the reactor when only memory is read) ----------------
 
     def _common_topo_info(self, storm_id, method, with_beats=True):
         """Port of nimbus.clj ``get-common-topo-info`` (1.2.4), authorizing ``method``; the

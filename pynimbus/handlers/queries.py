@@ -179,7 +179,7 @@ class QueriesHandler:
     def compat(self):
         return self.conf.get("pynimbus.storm.compat", "1.x")
 
-    # -- reading cluster state (in a thread) -------------------------------------------
+    # -- reading cluster state (in a thread, or on the reactor: memory_only) -------------
 
     def _bases(self):
         return self.state.storm_bases(self.state.active_storms())
