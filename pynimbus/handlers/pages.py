@@ -208,10 +208,15 @@ class PagesHandler:
             known = self._conf_jsons[info.storm_id] = (
                 info.storm_conf,
                 json.dumps(self._resources_view(info)[1], separators=(",", ":")))
-            active = set(self.state.active_storms())
-            for gone in [storm_id for storm_id in self._conf_jsons if storm_id not in active]:
-                self._conf_jsons.pop(gone, None)  # another thread may have taken it already
+            self._forget_inactive(self._conf_jsons, lambda storm_id: storm_id)
         return known[1]
+
+    def _forget_inactive(self, memo, storm_id_of):
+        """Drop the entries of ``memo`` whose key (``storm_id_of(key)``) names a topology no
+        longer active."""
+        active = set(self.state.active_storms())
+        for gone in [key for key in memo if storm_id_of(key) not in active]:
+            memo.pop(gone, None)  # another thread may have taken it already
 
     def _debug_options(self, base, key):
         options = (base.component_debug or {}).get(key)
@@ -260,9 +265,7 @@ class PagesHandler:
     def _remember_page(self, key, sources, page):
         """Keep a page for its key; pages of topologies no longer active go."""
         self._pages[key] = (sources, page)
-        active = set(self.state.active_storms())
-        for gone in [k for k in self._pages if k[0] not in active]:
-            self._pages.pop(gone, None)  # another thread may have taken it already
+        self._forget_inactive(self._pages, lambda key: key[0])
 
     def _make_topology_page(self, info, window, include_sys, figures):
         """The page of ``info`` (its beats read) in ``window``, with ``figures``."""
@@ -486,6 +489,6 @@ class PagesHandler:
 
 
 def _same(old, new):
-    """Whether two tuples of page sources are the same: each item the same object, or equal
-    (the figures, the errors' version)."""
-    return all(a is b or a == b for a, b in zip(old, new)) and len(old) == len(new)
+    """Whether two tuples of page sources (always of one length) are the same: each item the
+    same object, or equal (the figures, the errors' version)."""
+    return all(a is b or a == b for a, b in zip(old, new))
