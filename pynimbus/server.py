@@ -33,6 +33,8 @@ from thrift.transport.TTransport import TMemoryBuffer
 from twisted.internet import defer, protocol
 from twisted.protocols.policies import TimeoutMixin
 
+from pynimbus.encoded_reply import reply_fast_encode
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BUFFER_SIZE = 1048576
@@ -212,10 +214,17 @@ class _ReplyProtocol(TBinaryProtocolAccelerated):
     The generated processor writes a REPLY in a callback and, should that write fail (a result
     that cannot be encoded), writes an EXCEPTION from its errback into the same buffer, after
     the half-written REPLY.  ``restarted`` tells the dispatcher to send a clean error instead.
+    A handler's result made with :func:`pynimbus.encoded_reply.with_encoding` is written from
+    the encoding it carries.
     """
 
     restarted = False
     _begun = False
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self._fast_encode is not None:  # a success value may carry its encoding
+            self._fast_encode = reply_fast_encode(self._fast_encode)
 
     def writeMessageBegin(self, name, message_type, seqid):
         self.restarted = self._begun

@@ -261,6 +261,9 @@ class LocalFsBlobStore:
         self._tmp_dir = os.path.join(self.base_dir, TMP_DIR)
         self._lock = threading.RLock()
         self._records = {}
+        # changes whenever a key comes or goes: readers keep what they derived from which
+        # keys this nimbus holds (replication counts) while it is the same
+        self.keys_version = 0
         self._open()
 
     # -- opening -----------------------------------------------------------------------------
@@ -382,6 +385,7 @@ class LocalFsBlobStore:
             raise
         _fsync_dir(self.base_dir)
         self._records[writer.key] = record
+        self.keys_version += 1
         return version
 
     def _commit_update(self, writer, tmp_path):
@@ -490,6 +494,7 @@ class LocalFsBlobStore:
             self._record(key)
             os.rename(self._key_dir(key), trash)
             del self._records[key]
+            self.keys_version += 1
             _fsync_dir(self.base_dir)
         shutil.rmtree(trash, ignore_errors=True)
 

@@ -370,6 +370,13 @@ class StormClusterState:
         """``{supervisor_id: SupervisorInfo}`` of those still registered (one batched read)."""
         return self._get_many(supervisor_ids, paths.supervisor_path, ttypes.SupervisorInfo)
 
+    def all_supervisor_infos(self):
+        """``{supervisor_id: SupervisorInfo}`` of every registered supervisor, in the order of
+        :meth:`supervisors` (from the read cache in one pass when it serves them)."""
+        if self._cached(paths.SUPERVISORS_SUBTREE):
+            return self._cache.child_values(paths.SUPERVISORS_SUBTREE, ttypes.SupervisorInfo)
+        return self.supervisor_infos(self.supervisors())
+
     def supervisor_heartbeat(self, supervisor_id, info):
         """Port of ``supervisor-heartbeat!``: write the ``SupervisorInfo`` as an ephemeral node."""
         path = paths.supervisor_path(supervisor_id)

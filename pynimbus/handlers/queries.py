@@ -27,6 +27,7 @@ from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port import page_order, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
+from pynimbus.encoded_reply import compose_struct, encode_binary, with_encoding
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.generated.storm.ttypes import (
     ClusterSummary, DebugOptions, ExecutorInfo, ExecutorSummary, InvalidTopologyException,
@@ -168,12 +169,17 @@ class QueriesHandler:
         # follows Java's HashMap layout and was a third of a getTopologyInfo call
         self._executor_orders = {}
         # storm id -> [StormBase, Assignment, booked resources, (replication, scheduler
-        # status), TopologySummary, the copy last handed out]: a topology's summary is made
+        # status), TopologySummary, the copy last handed out, (that copy, its encoding)]:
+        # a topology's summary is made
         # again only when one of those changes (the read cache hands out one object per
         # change of a node's bytes, so identity says it); a copy carries the uptime
         self._summaries = {}
-        # supervisor id -> (SupervisorInfo, node resources, SupervisorSummary), likewise
+        # supervisor id -> (SupervisorInfo, node resources, SupervisorSummary, its
+        # encoding), likewise
         self._supervisor_summaries = {}
+        # (sources, storm ids, their entries of _summaries, scheduler statuses): the whole
+        # list of topology summaries, kept while its sources are the same
+        self._summary_list = None
 
     @property
     def compat(self):
@@ -185,21 +191,65 @@ class QueriesHandler:
         return self.state.storm_bases(self.state.active_storms())
 
     def _topology_summaries(self, now):
+        return [self._handed_summary(memo, now) for memo in self._topology_entries()]
+
+    def _topology_entries(self):
+        """The entries of ``_summaries`` of every topology, in storm id order; the list is
+        kept while its sources (:meth:`_summary_list_sources`) and the scheduler's statuses
+        are the same."""
+        sources = self._summary_list_sources()
+        kept = self._summary_list
+        if sources is not None and kept is not None and kept[0] == sources:
+            storm_ids, memos = kept[1], kept[2]
+            if [self.sched_status(s) for s in storm_ids] == kept[3]:
+                return memos
         bases = self._bases()
         for memo in (self._inputs, self._summaries, self._executor_orders):
             for gone in set(memo) - set(bases):
                 memo.pop(gone, None)  # another thread may have taken it already
         assignments = self.state.assignment_infos(bases)
-        return [self._full_summary(storm_id, base, assignments.get(storm_id), now)
-                for storm_id, base in sorted(bases.items())]
+        storm_ids = sorted(bases)
+        memos = [self._summary_memo(storm_id, bases[storm_id], assignments.get(storm_id))
+                 for storm_id in storm_ids]
+        if sources is not None:
+            self._summary_list = (sources, storm_ids, memos,
+                                  [memo[3][1] for memo in memos])
+        return memos
+
+    def _summary_list_sources(self):
+        """What the whole list of topology summaries is made from, but the clock and the
+        scheduler's statuses: the read cache's versions of /storms, /assignments and
+        /blobstore, which keys the blob store holds and the monitor's booked figures; None
+        without the read cache.  While they are the same the list is kept, so a call no
+        longer reads every topology's StormBase, Assignment and replication count."""
+        mirror = self.state.read_cache
+        if mirror is None:
+            return None
+        return (mirror.subtree_version(paths.STORMS_SUBTREE),
+                mirror.subtree_version(paths.ASSIGNMENTS_SUBTREE),
+                mirror.subtree_version(paths.BLOBSTORE_SUBTREE),
+                self.blob_store.keys_version if self.blob_store is not None else None,
+                self._book())
+
+    def _book(self):
+        """The monitor's booked figures of every topology (1.x; replaced, never changed, by
+        each round), or None."""
+        if self.compat == "1.x" and self.resources is not None:
+            return self.resources.id_to_resources
+        return None
 
     def _full_summary(self, storm_id, base, assignment, now):
+        return self._handed_summary(self._summary_memo(storm_id, base, assignment), now)
+
+    def _summary_memo(self, storm_id, base, assignment):
+        """The topology's memo entry, its summary made again when one of its sources
+        changed."""
         changing = (self._replication_count(storm_id), self.sched_status(storm_id))
         memo = self._summaries.get(storm_id)
         if memo is None or not (memo[0] is base and memo[1] is assignment
                                 and memo[2] is self._booked_resources(storm_id)
                                 and memo[3] == changing):
-            made = topology_summary(storm_id, base, assignment, now)
+            made = topology_summary(storm_id, base, assignment, now=0)
             set_resources(made, self.resources_for_topology(storm_id, base, assignment),
                           self.compat)
             made.replication_count, made.sched_status = changing
@@ -208,14 +258,31 @@ class QueriesHandler:
                 if version:
                     made.storm_version = version
             memo = self._summaries[storm_id] = [
-                base, assignment, self._booked_resources(storm_id), changing, made, None]
+                base, assignment, self._booked_resources(storm_id), changing, made, None, None]
+        return memo
+
+    @staticmethod
+    def _handed_summary(memo, now):
+        """A copy of the memo's summary with its uptime at ``now``; calls within one second
+        share one copy (nothing writes to what is handed out)."""
+        base = memo[0]
         uptime = max(0, int(now) - (base.launch_time_secs or int(now)))
         handed = memo[5]
         if handed is None or handed.uptime_secs != uptime:
-            # calls within one second share one copy (nothing writes to what is handed out)
-            handed = memo[5] = copy_struct(memo[4])
+            handed = copy_struct(memo[4])
             handed.uptime_secs = uptime
+            memo[5] = handed
         return handed
+
+    @staticmethod
+    def _handed_encoding(memo, handed):
+        """The binary encoding of ``handed``, the memo's summary handed out, kept with it."""
+        kept = memo[6]
+        if kept is not None and kept[0] is handed:
+            return kept[1]
+        encoding = encode_binary(handed)
+        memo[6] = (handed, encoding)
+        return encoding
 
     def _booked_resources(self, storm_id):
         """The monitor's booked figures of the topology (1.x), whose change remakes its
@@ -293,34 +360,42 @@ class QueriesHandler:
         return summaries
 
     def _cluster_info(self):
+        """Port of ``getClusterInfo``: the summary, with its encoding made from the kept
+        encodings of its supervisors' and topologies' summaries (the server writes it as it
+        is: encoding ~2,000 summaries again was most of a call on a large cluster)."""
         now = self.clock()
-        summary = ClusterSummary(supervisors=self._supervisor_summaries_now(),
-                                 topologies=self._topology_summaries(now),
+        supervisors = self._supervisor_entries()
+        memos = self._topology_entries()
+        topologies = [self._handed_summary(memo, now) for memo in memos]
+        summary = ClusterSummary(supervisors=[entry[2] for entry in supervisors],
+                                 topologies=topologies,
                                  nimbuses=self._nimbus_summaries(now))
         summary.nimbus_uptime_secs = max(0, int(now - self.started_at))
-        return summary
+        return with_encoding(summary, compose_struct(summary, {
+            "supervisors": [entry[3] for entry in supervisors],
+            "topologies": [self._handed_encoding(memo, handed)
+                           for memo, handed in zip(memos, topologies)]}))
 
-    def _supervisor_summaries_now(self):
-        """Every supervisor's summary, made again only when its SupervisorInfo (one object
-        per change in the read cache) or its booked resources changed."""
-        infos = self.state.supervisor_infos(self.state.supervisors())
+    def _supervisor_entries(self):
+        """Every supervisor's entry ``(SupervisorInfo, node resources, SupervisorSummary, its
+        encoding)``, made again only when its SupervisorInfo (one object per change in the
+        read cache) or its booked resources changed."""
+        infos = self.state.all_supervisor_infos()
         memo = self._supervisor_summaries
         for gone in set(memo) - set(infos):
             memo.pop(gone, None)  # another thread may have taken it already
-        summaries = []
+        compat = self.compat
+        booked = (self.resources.node_id_to_resources
+                  if compat == "1.x" and self.resources is not None else {})
+        entries = []
         for supervisor_id, info in infos.items():
-            if info is None:
-                continue
-            node_resources = None
-            if self.compat == "1.x" and self.resources is not None:
-                node_resources = self.resources.node_id_to_resources.get(supervisor_id)
+            node_resources = booked.get(supervisor_id)
             known = memo.get(supervisor_id)
             if known is None or known[0] is not info or known[1] is not node_resources:
-                known = memo[supervisor_id] = (
-                    info, node_resources,
-                    supervisor_summary(supervisor_id, info, node_resources, self.compat))
-            summaries.append(known[2])
-        return summaries
+                made = supervisor_summary(supervisor_id, info, node_resources, compat)
+                known = memo[supervisor_id] = (info, node_resources, made, encode_binary(made))
+            entries.append(known)
+        return entries
 
     def _leader(self):
         for summary in self._nimbus_summaries(self.clock()):
