@@ -202,6 +202,8 @@ class QueriesHandler:
         if sources is not None and kept is not None and kept[0] == sources:
             storm_ids, memos = kept[1], kept[2]
             if [self.sched_status(s) for s in storm_ids] == kept[3]:
+                # an equal book in a new map: keep the new one, compared at once next time
+                self._summary_list = (sources,) + kept[1:]
                 return memos
         bases = self._bases()
         for memo in (self._inputs, self._summaries, self._executor_orders):
