@@ -170,9 +170,9 @@ class QueriesHandler:
         self._executor_orders = {}
         # storm id -> [StormBase, Assignment, booked resources, (replication, scheduler
         # status), TopologySummary, the copy last handed out, (that copy, its encoding)]:
-        # a topology's summary is made
-        # again only when one of those changes (the read cache hands out one object per
-        # change of a node's bytes, so identity says it); a copy carries the uptime
+        # a topology's summary is made again only when one of those changes (the read cache
+        # hands out one object per change of a node's bytes, so identity says it); a copy
+        # carries the uptime
         self._summaries = {}
         # supervisor id -> (SupervisorInfo, node resources, SupervisorSummary, its
         # encoding), likewise
@@ -289,9 +289,8 @@ class QueriesHandler:
     def _booked_resources(self, storm_id):
         """The monitor's booked figures of the topology (1.x), whose change remakes its
         summary; None when there is no book."""
-        if self.compat == "1.x" and self.resources is not None:
-            return self.resources.id_to_resources.get(storm_id)
-        return None
+        book = self._book()
+        return book.get(storm_id) if book is not None else None
 
     def stored_inputs(self, storm_id):
         """(stored conf, user topology, system topology, task info) of a topology, computed
