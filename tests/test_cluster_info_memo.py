@@ -10,8 +10,6 @@ what a handler that keeps nothing gives, and its encoding is the answer's.  Real
 
 import time
 
-import pytest
-
 from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.cluster import StormClusterState
 from pynimbus.encoded_reply import encode_binary, encoding_of
@@ -19,7 +17,7 @@ from pynimbus.generated.storm.ttypes import NodeInfo, TopologyStatus
 from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.monitor import ResourceBook
 from pynimbus.topology_store import setup_storm_code
-from test_memory_only_calls import Handlers
+from test_memory_only_calls import Handlers, cached_state  # noqa: F401 (a fixture)
 from test_nimbus_scenarios import spout, topology
 from test_read_cache import assignment, storm_base, supervisor_info
 
@@ -59,14 +57,6 @@ def wait_until(condition, what, timeout=30):
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting for " + what
         time.sleep(0.02)
-
-
-@pytest.fixture
-def cached_state(open_backend):
-    state = StormClusterState(open_backend())
-    assert state.start_read_cache(15)
-    yield state
-    state.close()
 
 
 def test_the_cluster_info_follows_every_change_of_what_it_is_made_from(
