@@ -78,9 +78,14 @@ class Cluster(ScenarioCluster):
                 scheduler_meta={}, uptime_secs=10, version="1.2.4"))
 
     def submit_word_count(self, name="wc"):
+        """Submit the word count; return its id once nimbus answers from its Assignment
+        (this test's session may read the Assignment before nimbus's read cache has it)."""
         self.submit(name, {"topology.workers": 2}, word_count())
         self.assignment(name)
-        return self.storm_id(name)
+        storm_id = self.storm_id(name)
+        self.wait_for(lambda: self.call("getTopologyInfo", id=storm_id).executors,
+                      "nimbus to answer from the assignment")
+        return storm_id
 
     def write_heartbeats(self, storm_id):
         """Write each worker's ClusterWorkerHeartbeat, as a 1.x worker does; return the
