@@ -205,6 +205,9 @@ class TreeMirror:
     def value(self, path, cls):
         """The node's bytes decoded as Thrift ``cls`` (decoded once per change), or None."""
         self._check_available()
+        return self._value(path, cls)
+
+    def _value(self, path, cls):
         data = self._data.get(path)
         if data is None:
             return None
@@ -224,15 +227,9 @@ class TreeMirror:
         self._check_available()
         with self._lock:
             names = list(self._children.get(path, ()))
-        data_of, decoded_of = self._data, self._decoded
         found = {}
         for name in names:
-            child = path + "/" + name
-            decoded = decoded_of.get(child)
-            if decoded is not None and decoded[0] is data_of.get(child):
-                found[name] = decoded[1]  # what value() would give, without its checks
-                continue
-            value = self.value(child, cls)
+            value = self._value(path + "/" + name, cls)
             if value is not None:
                 found[name] = value
         return found
