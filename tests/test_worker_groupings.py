@@ -171,6 +171,20 @@ def test_global_grouping_is_the_lowest_task():
     assert counts(grouper(Grouping(fields=[]), [9, 4, 7]), 50) == {4: 50}
 
 
+def test_only_target_task_is_the_one_task_of_a_lone_fields_subscriber():
+    """A stream whose one subscriber has one task under a fields grouping always goes to
+    that task (the acker's streams with one acker); any other shape has no such task."""
+    one = grouper(Grouping(fields=["word"]), [7])
+    two = grouper(Grouping(fields=["word"]), [7, 8])
+    shuffle = grouper(Grouping(shuffle=NullStruct()), [7])
+    assert groupings.only_target_task({"count": one}) == 7
+    assert groupings.only_target_task({"count": two}) is None
+    assert groupings.only_target_task({"count": one, "log": one}) is None
+    assert groupings.only_target_task({"count": shuffle}) is None
+    assert groupings.only_target_task({}) is None
+    assert groupings.only_target_task(None) is None
+
+
 def test_java_hash_of_a_double_past_and_a_big_integer():
     """Doubles hash as doubleToLongBits; ints past 64 bits as BigInteger."""
     assert java_hash(2.5) == 1074003999 - 31  # listHashCode([2.5]) = 31 + hash(2.5)
@@ -444,3 +458,20 @@ def test_groupings_module_is_pure():
     imported = imported_modules(groupings)
     assert imported <= {"collections", "struct", "pynimbus.clojure_port.java_hash_map",
                         "pynimbus.clojure_port.system_topology", "javaobj.v2"}
+
+
+@pytest.mark.parametrize("ackers,one_acker", [(1, True), (2, False)])
+def test_only_target_task_of_the_acker_streams(ackers, one_acker):
+    """In the system topology a spout's ``__ack_init`` and a bolt's ``__ack_ack`` have the
+    acker's task as their only target when there is one acker, and none with two."""
+    conf = default_config()
+    conf.update({"topology.workers": 1, "topology.acker.executors": ackers})
+    user = normalize_topology(conf, _topology(), "1.x")
+    task_info = storm_task_info(user, conf)
+    component_to_tasks = groupings.component_to_sorted_tasks(task_info)
+    topology = system_topology(conf, user)
+    for component_id, stream in (("words", "__ack_init"), ("count", "__ack_ack")):
+        out = groupings.outbound_components(context(), topology, component_id,
+                                            component_to_tasks)
+        expected = component_to_tasks["__acker"][0] if one_acker else None
+        assert groupings.only_target_task(out[stream]) == expected

@@ -238,6 +238,25 @@ def test_sampled_counts_are_scaled_by_the_rate():
     assert rendered.rate == 4.0
 
 
+def test_emitted_to_records_what_emitted_then_transferred_record():
+    """The executor's one call per emit samples, times and counts as the two calls do, with
+    the same seeded sampler, across rotations."""
+    clock_one, clock_two = FakeClock(T0), FakeClock(T0)
+    one, two = spout(clock_one, 0.25), spout(clock_two, 0.25)
+    for i in range(200):
+        stream, out_tasks = ("default", 2) if i % 3 else ("__ack_init", 1)
+        one.emitted_to(stream, out_tasks)
+        if two.emitted(stream):
+            two.transferred(stream, out_tasks)
+        clock_one.now += 0.5
+        clock_two.now += 0.5
+    rendered = one.render()
+    assert rendered == two.render()
+    assert (rendered.transferred[":all-time"]["default"]
+            == 2 * rendered.emitted[":all-time"]["default"])
+    assert sum(rendered.emitted[":all-time"].values()) == 200  # one in four, counted as four
+
+
 def test_acks_count_the_rate_but_latencies_are_plain_means():
     """A sampled ack stands for rate acks; its latency is averaged as is."""
     collector = bolt(FakeClock(T0), 0.5)

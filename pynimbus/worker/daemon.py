@@ -428,9 +428,14 @@ class WorkerDaemon(object):
 
     def transfer(self, dest_task, source_task, stream, message_id, values):
         """worker.clj ``mk-transfer-fn``: a local task's tuple runs on a later reactor turn,
-        a remote one goes to its worker's client."""
+        a remote one goes to its worker's client.  A local acker or spout takes its tuple at
+        once (``receives_at_once``): the acker protocol's messages only update bookkeeping,
+        so they skip the queue (any order of them is one Storm's queues allow)."""
         executor = self.task_to_executor.get(dest_task)
         if executor is not None:
+            if executor.receives_at_once:
+                executor.receive_values(source_task, stream, values, dest_task)
+                return
             self._local_queue.append((executor, dest_task, TupleImpl(
                 source_task, self.task_to_component.get(source_task, SYSTEM_COMPONENT_ID),
                 stream, values, message_id)))

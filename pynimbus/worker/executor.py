@@ -17,9 +17,10 @@ import logging
 from twisted.internet import defer
 
 from pynimbus.clojure_port.system_topology import (
-    ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, SYSTEM_TICK_STREAM_ID, is_system_id)
-from pynimbus.worker.acker import Acker, bolt_ack, bolt_fail
-from pynimbus.worker.groupings import GroupingError, out_tasks_direct, stream_tasks_fns
+    ACKER_ACK_STREAM_ID, ACKER_COMPONENT_ID, ACKER_INIT_STREAM_ID, SYSTEM_COMPONENT_ID, SYSTEM_TICK_STREAM_ID, is_system_id)
+from pynimbus.worker.acker import Acker, bolt_fail
+from pynimbus.worker.groupings import (
+    GroupingError, only_target_task, out_tasks_direct, stream_tasks_fns)
 from pynimbus.worker.message_id import UNANCHORED, MessageId, bolt_emit_message_ids
 from pynimbus.worker.multilang.serializers import serializer_for
 from pynimbus.worker.multilang.shell_msg import (
@@ -83,6 +84,9 @@ class Executor(object):
     """
 
     is_spout = False
+    # Whether the worker hands a local task's tuples to ``receive_values`` at once, in the
+    # sender's call, rather than queued for a later reactor turn (see ``receive_values``).
+    receives_at_once = False
 
     def __init__(self, context, component_id, task_ids, stream_to_component_to_grouper,
                  component_conf, stats):
@@ -91,6 +95,10 @@ class Executor(object):
         self.task_ids = list(task_ids)
         self.groupers = stream_to_component_to_grouper
         self._tasks_fns = stream_tasks_fns(stream_to_component_to_grouper)
+        # a bolt's __ack_ack and a spout's __ack_init go to the same acker tasks
+        self._acker_task = only_target_task(
+            stream_to_component_to_grouper.get(ACKER_ACK_STREAM_ID)
+            or stream_to_component_to_grouper.get(ACKER_INIT_STREAM_ID))
         self.component_conf = component_conf
         self.stats = stats
         self._tick_loop = None
@@ -138,6 +146,13 @@ class Executor(object):
         """Take one tuple for ``task_id`` (None: the executor's first task)."""
         raise NotImplementedError
 
+    def receive_values(self, source_task, stream, values, task_id):
+        """Take one tuple from a task of this worker at once, in its sender's call (only
+        where ``receives_at_once``): for executors whose input is the acker protocol's
+        bookkeeping (the acker, spouts), which never runs user code on a tuple's values
+        and so needs neither a ``TupleImpl`` nor a queue."""
+        raise NotImplementedError
+
     def has_room(self):
         """False while the executor holds as many unfinished tuples as it may
         (``topology.executor.receive.buffer.size``, the size of Storm's receive queue)."""
@@ -145,33 +160,50 @@ class Executor(object):
 
     # -- emitting
 
-    def emit(self, task_id, stream, values, message_ids_for=None, direct_task=None):
-        """Route one emit of ``task_id``: the out tasks by the groupings (or ``direct_task``),
-        then one transfer each with the message id ``message_ids_for(out_tasks)`` gives.
-        Returns the out tasks."""
+    def emit(self, task_id, stream, values, direct_task=None):
+        """Route one unanchored emit of ``task_id``: its out tasks by the groupings (or
+        ``direct_task``), then :meth:`send`.  Returns the out tasks."""
+        targets = self.out_tasks(task_id, stream, values, direct_task)
+        self.send(task_id, stream, values, targets)
+        return targets
+
+    def out_tasks(self, task_id, stream, values, direct_task=None):
+        """task.clj ``mk-tasks-fn``: the tasks an emit of ``values`` on ``stream`` goes to.
+
+        :raises GroupingError: the stream's grouping does not allow this emit."""
         if direct_task is None:
             tasks_fn = self._tasks_fns.get(stream)
-            targets = tasks_fn(task_id, values) if tasks_fn is not None else ()
-        else:
-            targets = out_tasks_direct(self.groupers, self.context.task_to_component,
-                                       direct_task, stream)
+            return tasks_fn(task_id, values) if tasks_fn is not None else ()
+        return out_tasks_direct(self.groupers, self.context.task_to_component, direct_task,
+                                stream)
+
+    def send(self, task_id, stream, values, targets, message_ids=None):
+        """One transfer per out task (with its message id from ``message_ids``, in the
+        order of ``targets``; unanchored when None), then the emit counted."""
         transfer = self.context.transfer
-        if message_ids_for is None:
+        if message_ids is None:
             for target in targets:
                 transfer(target, task_id, stream, UNANCHORED, values)
         else:
-            for target, message_id in zip(targets, message_ids_for(targets)):
+            for target, message_id in zip(targets, message_ids):
                 transfer(target, task_id, stream, message_id, values)
-        stats = self.stats
-        if stats.emitted(stream):  # task.clj: both counted for a sampled emit, or neither
-            stats.transferred(stream, len(targets))
-        return targets
+        self.stats.emitted_to(stream, len(targets))
+
+    def send_to_acker(self, task_id, stream, values):
+        """An unanchored emit of ``task_id`` on one of the acker's streams: the topology's
+        only acker task takes it without a grouping (its fields grouping has no other
+        choice), else the grouping picks it."""
+        acker_task = self._acker_task
+        if acker_task is None:
+            self.emit(task_id, stream, values)
+            return
+        self.context.transfer(acker_task, task_id, stream, UNANCHORED, values)
+        self.stats.emitted_to(stream, 1)
 
     def emit_acker_messages(self, task_id, acker_emits):
         """Send the acker's ``Emit`` values (to the acker by grouping, or to a spout task)."""
         for acker_emit in acker_emits:
-            self.emit(task_id, acker_emit.stream, acker_emit.values,
-                      direct_task=acker_emit.task)
+            self.emit(task_id, acker_emit.stream, acker_emit.values, acker_emit.task)
 
     def report_error(self, text):
         self.context.report_error(self.component_id, text)
@@ -181,26 +213,36 @@ class NoopBoltExecutor(Executor):
     """``__system``, ``__eventlogger`` and metrics consumers: take tuples, do nothing (the
     worker's system bolt answers only ticks in Storm; the others have nowhere to write)."""
 
+    receives_at_once = True
+
     def receive(self, tuple_, task_id=None):
+        pass
+
+    def receive_values(self, source_task, stream, values, task_id):
         pass
 
 
 class AckerExecutor(Executor):
     """The ``__acker`` bolt: acker.clj on :class:`~pynimbus.worker.acker.Acker`."""
 
+    receives_at_once = True
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.acker = Acker(self.context.compat)
 
     def receive(self, tuple_, task_id=None):
-        task_id = self.task_ids[0] if task_id is None else task_id
+        self.receive_values(tuple_.source_task, tuple_.stream, tuple_.values,
+                            self.task_ids[0] if task_id is None else task_id)
+
+    def receive_values(self, source_task, stream, values, task_id):
         try:
-            emits = self.acker.execute(tuple_.stream, tuple_.values, self.context.now_ms())
+            emits = self.acker.execute(stream, values, self.context.now_ms())
         except (ValueError, TypeError) as e:
-            log.warning("acker %d: dropped a malformed tuple on %s: %s", task_id,
-                        tuple_.stream, e)
+            log.warning("acker %d: dropped a malformed tuple on %s: %s", task_id, stream, e)
             return
-        self.emit_acker_messages(task_id, emits)
+        if emits:
+            self.emit_acker_messages(task_id, emits)
 
 
 class ShellExecutor(Executor):
@@ -313,40 +355,50 @@ class ShellBoltExecutor(ShellExecutor):
         :raises MultilangProtocolError: an anchor is no pending input.
         :raises GroupingError: the stream's grouping does not allow this emit."""
         anchors = self.inputs[task_id].anchors(anchor_ids) if anchor_ids else None
-        if anchors:
-            generate_id = self.context.generate_id
-
-            def message_ids_for(targets):
-                return bolt_emit_message_ids(anchors, targets, generate_id)
-        else:
-            message_ids_for = None  # unanchored: every tuple UNANCHORED, no ids drawn
-        return self.emit(task_id, stream, values, message_ids_for, direct_task=direct_task)
+        targets = self.out_tasks(task_id, stream, values, direct_task)
+        # unanchored: every tuple UNANCHORED, no ids drawn
+        self.send(task_id, stream, values, targets,
+                  bolt_emit_message_ids(anchors, targets, self.context.generate_id)
+                  if anchors else None)
+        return targets
 
     def ack_input(self, task_id, tuple_id):
-        """``ShellBolt.handleAck``.
+        """``ShellBolt.handleAck``: executor.clj bolt ``ack`` (the acker's messages as
+        :func:`~pynimbus.worker.acker.bolt_ack` gives them), the process latency counted for
+        a sampled tuple.
 
         :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
-        self._ack(task_id, self.inputs[task_id].take(tuple_id, "Acked"), bolt_ack,
-                  self.stats.acked)
-
-    def fail_input(self, task_id, tuple_id):
-        """``ShellBolt.handleFail``.
-
-        :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
-        self._ack(task_id, self.inputs[task_id].take(tuple_id, "Failed"), bolt_fail,
-                  self.stats.failed)
-
-    def _ack(self, task_id, tuple_, acker_messages, record):
-        """executor.clj bolt ``ack``/``fail``: tell the acker, count a sampled tuple; say so
-        when a full executor has room again."""
-        if self._full and self.has_room():
-            self._full = False
-            self.context.room_again()
+        tuple_ = self.inputs[task_id].take(tuple_id, "Acked")
+        if self._full:
+            self._say_room_again()
         if self.context.has_ackers:
-            self.emit_acker_messages(task_id, acker_messages(tuple_))
+            ack_val = tuple_.ack_val
+            for root_id, edge_id in tuple_.message_id.anchors_to_ids.items():
+                self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, edge_id ^ ack_val])
         start_ms = tuple_.process_sample_start_ms
         if start_ms is not None:
-            record(tuple_.source_component, tuple_.stream, self.context.now_ms() - start_ms)
+            self.stats.acked(tuple_.source_component, tuple_.stream,
+                             self.context.now_ms() - start_ms)
+
+    def fail_input(self, task_id, tuple_id):
+        """``ShellBolt.handleFail``: executor.clj bolt ``fail``, counted for a sampled tuple.
+
+        :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
+        tuple_ = self.inputs[task_id].take(tuple_id, "Failed")
+        if self._full:
+            self._say_room_again()
+        if self.context.has_ackers:
+            self.emit_acker_messages(task_id, bolt_fail(tuple_))
+        start_ms = tuple_.process_sample_start_ms
+        if start_ms is not None:
+            self.stats.failed(tuple_.source_component, tuple_.stream,
+                              self.context.now_ms() - start_ms)
+
+    def _say_room_again(self):
+        """A full executor took a tuple out: tell the worker once it has room again."""
+        if self.has_room():
+            self._full = False
+            self.context.room_again()
 
 
 class ShellSpoutExecutor(ShellExecutor):
@@ -396,11 +448,18 @@ class ShellSpoutExecutor(ShellExecutor):
         for task_id in self.task_ids:
             self._exchange(task_id, "activate" if self.active else "deactivate")
 
+    receives_at_once = True
+
     def receive(self, tuple_, task_id=None):
-        task_id = self.task_ids[0] if task_id is None else task_id
+        self.receive_values(tuple_.source_task, tuple_.stream, tuple_.values,
+                            self.task_ids[0] if task_id is None else task_id)
+
+    def receive_values(self, source_task, stream, values, task_id):
+        """A tick or the acker's word on a tree: the spout's ``ack``/``fail`` exchanges,
+        queued behind an exchange under way (so a spout is never called inside its own
+        call)."""
         try:
-            callbacks = self.pending.execute(task_id, tuple_.stream, tuple_.values,
-                                             self.context.now_ms())
+            callbacks = self.pending.execute(task_id, stream, values, self.context.now_ms())
         except ValueError as e:
             log.warning("spout %s: %s", self.component_id, e)
             return
@@ -475,18 +534,12 @@ class ShellSpoutExecutor(ShellExecutor):
 
         :raises GroupingError: the stream's grouping does not allow this emit."""
         self._asked_in_vain[task_id] = False
-        sends = []
-
         start_ms = self.context.now_ms() if self.stats.sample() else None
-
-        def message_ids_for(targets):
-            send = self.pending.send_spout_msg(task_id, stream, message_id, targets, start_ms)
-            sends.append(send)
-            return send.message_ids
-
-        targets = self.emit(task_id, stream, values, message_ids_for, direct_task=direct_task)
-        send = sends[0]
-        self.emit_acker_messages(task_id, send.acker_emits)
+        targets = self.out_tasks(task_id, stream, values, direct_task)
+        send = self.pending.send_spout_msg(task_id, stream, message_id, targets, start_ms)
+        self.send(task_id, stream, values, targets, send.message_ids)
+        for init in send.acker_emits:
+            self.send_to_acker(task_id, init.stream, init.values)
         if task_ids_reply is not None:
             task_ids_reply(targets)
         self._call_back(send.callbacks)

@@ -139,6 +139,12 @@ class FieldsGrouper(object):
         # Clojure's mod, like Python's %, takes the divisor's sign.
         return self._choices[int32(h & _MASK32) % self._num_tasks]
 
+    def num_tasks(self):
+        return self._num_tasks
+
+    def tasks(self):
+        return [task for (task,) in self._choices]
+
 
 class GlobalGrouper(object):
     """The global grouping of ``mk-grouper``: always the lowest target task (2.8.8
@@ -670,6 +676,18 @@ def stream_tasks_fns(stream_to_component_to_grouper):
     has no targets (the caller's default)."""
     return {stream: stream_tasks_fn(component_to_grouper)
             for stream, component_to_grouper in stream_to_component_to_grouper.items()}
+
+
+def only_target_task(component_to_grouper):
+    """The one task every emit on a stream goes to when its only subscriber has one task
+    under a fields grouping (the acker's streams in a topology with one acker), else None.
+    For such a stream the grouping's hash chooses nothing."""
+    if not component_to_grouper or len(component_to_grouper) != 1:
+        return None
+    (grouper,) = component_to_grouper.values()
+    if isinstance(grouper, FieldsGrouper) and grouper.num_tasks() == 1:
+        return grouper.tasks()[0]
+    return None
 
 
 def _regular_emit_to_direct_stream(task_id, values, load=None):

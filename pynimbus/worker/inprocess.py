@@ -398,8 +398,20 @@ class DirectInProcessComponent(InProcessComponent):
     # -- what the executor writes
 
     def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
-        self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
-                                         source_task, values))
+        # _run_calls with its call inline: one per tuple
+        if self._running or self._dead:
+            self._calls.append((self._bolt_run, (tuple_id, source_component, source_stream,
+                                                 source_task, values)))
+            return
+        self._running = True
+        try:
+            self._bolt_run(tuple_id, source_component, source_stream, source_task, values)
+            calls = self._calls
+            while calls and not self._dead:
+                call, args = calls.popleft()
+                call(*args)
+        finally:
+            self._running = False
 
     def write_spout_msg(self, command, message_id=""):
         self._run_calls(self._spout_run, (command, message_id))
@@ -472,7 +484,10 @@ class DirectInProcessComponent(InProcessComponent):
             anchors = component._current_tups if component.auto_anchor else ()
         Tuple = self._tuple
         anchor_ids = [a.id if isinstance(a, Tuple) else a for a in anchors]
-        if not (_plain_emit(tup, stream, direct_task) and _all_str(anchor_ids)):
+        # _plain_emit, inline (every emit)
+        if not (tup.__class__ in _SEQUENCES and (stream is None or stream.__class__ is str)
+                and (direct_task is None or direct_task.__class__ is int)
+                and _all_str(anchor_ids)):
             return self._pystorm_emit(component, tup, stream, anchors, direct_task,
                                       need_task_ids)
         if self._dead:
@@ -504,8 +519,16 @@ class DirectInProcessComponent(InProcessComponent):
         return _emitted_task_ids(targets, direct_task, need_task_ids)
 
     def _bolt_ack(self, tup):
-        """pystorm's ``Bolt.ack`` into ``ShellBolt.handleAck``."""
-        self._ack_or_fail(tup, "ack", self._executor.ack_input)
+        """pystorm's ``Bolt.ack`` into ``ShellBolt.handleAck`` (``_ack_or_fail`` inline: one
+        per tuple)."""
+        tup_id = tup.id if isinstance(tup, self._tuple) else tup
+        if tup_id.__class__ is not str or self._dead:
+            self._ack_or_fail(tup, "ack", self._executor.ack_input)
+            return
+        try:
+            self._executor.ack_input(self._task_id, tup_id)
+        except MultilangProtocolError as e:
+            self._executor._protocol_error(self._task_id, e)
 
     def _bolt_fail(self, tup):
         """pystorm's ``Bolt.fail`` into ``ShellBolt.handleFail``."""
@@ -522,6 +545,9 @@ class DirectInProcessComponent(InProcessComponent):
             handle(self._task_id, tup_id)
         except MultilangProtocolError as e:
             self._executor._protocol_error(self._task_id, e)
+
+
+_SEQUENCES = (list, tuple)
 
 
 def _plain_emit(tup, stream, direct_task):

@@ -283,6 +283,22 @@ def _latency(key_to_stat, key, latency_ms, now_ms):
     stat.current_count += 1
 
 
+def _count_and_latency(key_to_count, key_to_latency, key, amount, latency_ms, now_ms):
+    """``_count`` then ``_latency`` of one event, their common case (no rotation due) inline:
+    an ack or execute is counted with its latency on every sampled tuple."""
+    count = key_to_count.get(key)
+    if count is not None and now_ms < count.next_rotation:
+        count.current += amount
+    else:
+        _count(key_to_count, key, amount, now_ms)
+    latency = key_to_latency.get(key)
+    if latency is not None and now_ms < latency.next_rotation:
+        latency.current_lat += int(latency_ms)
+        latency.current_count += 1
+    else:
+        _latency(key_to_latency, key, latency_ms, now_ms)
+
+
 # Collectors
 
 
@@ -320,6 +336,26 @@ class _CommonStats:
         if now_ms is not None:
             _count(self.transferred_counts, stream, self.rate * count, now_ms)
 
+    def emitted_to(self, stream, count):
+        """``emitted`` then ``transferred`` of one emit to ``count`` tasks, in one call (the
+        executor's emit path): both counted at one time when the emit is sampled, or
+        neither."""
+        if not self.emit_sampler():
+            self._emit_now_ms = None
+            return
+        now_ms = self._emit_now_ms = self.clock() * 1000 + 0.5
+        # _count twice, its common case inline (one call per emit, on every tuple)
+        stat = self.emitted_counts.get(stream)
+        if stat is not None and now_ms < stat.next_rotation:
+            stat.current += self.rate
+        else:
+            _count(self.emitted_counts, stream, self.rate, now_ms)
+        stat = self.transferred_counts.get(stream)
+        if stat is not None and now_ms < stat.next_rotation:
+            stat.current += self.rate * count
+        else:
+            _count(self.transferred_counts, stream, self.rate * count, now_ms)
+
     def _render_common(self, now_ms):
         return (_by_window(self.emitted_counts, CountStat.time_counts, now_ms, _same),
                 _by_window(self.transferred_counts, CountStat.time_counts, now_ms, _same))
@@ -341,9 +377,8 @@ class SpoutStatsCollector(_CommonStats):
         completed after ``latency_ms``; None (its emit was not sampled) counts nothing."""
         if latency_ms is None:
             return
-        now_ms = self.clock() * 1000 + 0.5
-        _count(self.acked_counts, stream, self.rate, now_ms)
-        _latency(self.complete_latencies, stream, latency_ms, now_ms)
+        _count_and_latency(self.acked_counts, self.complete_latencies, stream, self.rate,
+                           latency_ms, self.clock() * 1000 + 0.5)
 
     def failed(self, stream, latency_ms):
         """Port of ``spout-failed-tuple!`` as ``fail-spout-msg`` calls it: a tree from
@@ -387,10 +422,8 @@ class BoltStatsCollector(_CommonStats):
         (not picked by ``sample_execute``; upstream's -1) counts nothing."""
         if latency_ms is None or latency_ms < 0:
             return
-        key = (component, stream)
-        now_ms = self.clock() * 1000 + 0.5
-        _count(self.executed_counts, key, self.rate, now_ms)
-        _latency(self.execute_latencies, key, latency_ms, now_ms)
+        _count_and_latency(self.executed_counts, self.execute_latencies, (component, stream),
+                           self.rate, latency_ms, self.clock() * 1000 + 0.5)
 
     def acked(self, component, stream, latency_ms):
         """Port of ``bolt-acked-tuple!`` as the bolt's ``ack`` calls it: an input was acked
@@ -398,10 +431,8 @@ class BoltStatsCollector(_CommonStats):
         picked by ``sample`` at its execute) counts nothing."""
         if latency_ms is None or latency_ms < 0:
             return
-        key = (component, stream)
-        now_ms = self.clock() * 1000 + 0.5
-        _count(self.acked_counts, key, self.rate, now_ms)
-        _latency(self.process_latencies, key, latency_ms, now_ms)
+        _count_and_latency(self.acked_counts, self.process_latencies, (component, stream),
+                           self.rate, latency_ms, self.clock() * 1000 + 0.5)
 
     def failed(self, component, stream, latency_ms):
         """Port of ``bolt-failed-tuple!`` as the bolt's ``fail`` calls it: an input failed

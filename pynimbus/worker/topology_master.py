@@ -116,6 +116,8 @@ class TopologyMasterExecutor(NoopBoltExecutor):
     """The ``__topology_master`` bolt: keeps the latest entries (count and bytes) of each
     worker slot that sent some since :meth:`take_relayed` last took them."""
 
+    receives_at_once = False  # it reads its tuples' values: queued as a bolt's
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._relayed = {}
