@@ -39,8 +39,7 @@ def rendered_stats(clock):
     collector = ExecutorStatsCollector(BOLT, clock, 1.0)
     for i in range(300):
         stream = STREAMS[i % len(STREAMS)]
-        collector.emitted(stream)
-        collector.transferred(stream, 1)
+        collector.emitted_to(stream, 1)
         collector.executed("spout", stream, 2)
         collector.acked("spout", stream, 3)
     return collector.render()

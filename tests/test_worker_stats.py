@@ -40,8 +40,13 @@ def complete_latency(collector, stream="default"):
 
 def emit_n(collector, n, stream="default", out_tasks=1):
     for _ in range(n):
-        if collector.emitted(stream):
-            collector.transferred(stream, out_tasks)
+        collector.emitted_to(stream, out_tasks)
+
+
+def move_clock(clock, collector, now):
+    """Time passes and the rotation timer runs (a worker runs it every second)."""
+    clock.now = now
+    collector.rotate_due()
 
 
 # Rendering
@@ -105,7 +110,7 @@ def test_the_oldest_bucket_is_pro_rated():
     clock = FakeClock(T0)
     collector = spout(clock)
     emit_n(collector, 100)
-    clock.now = T0 + (19 * stats.ROTATE_PERIOD_MS + 15789) / 1000.0
+    move_clock(clock, collector, T0 + (19 * stats.ROTATE_PERIOD_MS + 15789) / 1000.0)
     emit_n(collector, 1)
     assert emitted(collector)["600"] == 51
     assert emitted(collector)[":all-time"] == 101
@@ -129,7 +134,7 @@ def test_all_time_keeps_what_the_day_window_forgot():
     clock = FakeClock(T0)
     collector = spout(clock)
     emit_n(collector, 7)
-    clock.now = T0 + 2 * 86400
+    move_clock(clock, collector, T0 + 2 * 86400)
     emit_n(collector, 3)
     assert emitted(collector) == {"600": 3, "10800": 3, "86400": 3, ":all-time": 10}
 
@@ -158,7 +163,7 @@ def test_latencies_are_weighted_by_count_across_buckets():
     collector = spout(clock)
     collector.acked("default", 10)
     collector.acked("default", 20)
-    clock.now = T0 + 5 * BUCKET_S
+    move_clock(clock, collector, T0 + 5 * BUCKET_S)
     collector.acked("default", 60)
     assert complete_latency(collector) == dict.fromkeys(WINDOWS, 30.0)
     clock.now = T0 + 20 * BUCKET_S
@@ -172,7 +177,7 @@ def test_latency_windows_take_the_oldest_bucket_whole():
     clock = FakeClock(T0)
     collector = spout(clock)
     collector.acked("default", 10)
-    clock.now = T0 + (19 * stats.ROTATE_PERIOD_MS + 15789) / 1000.0
+    move_clock(clock, collector, T0 + (19 * stats.ROTATE_PERIOD_MS + 15789) / 1000.0)
     collector.acked("default", 30)
     assert complete_latency(collector)["600"] == 20.0
     assert collector.render().specific.spout.acked["600"] == {"default": 1}
@@ -226,11 +231,7 @@ def test_the_even_sampler_picks_exactly_one_call_in_each_run():
 def test_sampled_counts_are_scaled_by_the_rate():
     """At rate 0.25 one emit in four is recorded, as four; transferred follows its emit."""
     collector = spout(FakeClock(T0), 0.25)
-    sampled = 0
-    for _ in range(40):
-        if collector.emitted("default"):
-            sampled += 1
-        collector.transferred("default", 3)
+    sampled = sum(collector.emitted_to("default", 3) for _ in range(40))
     rendered = collector.render()
     assert sampled == 10
     assert rendered.emitted[":all-time"] == {"default": 40}
@@ -238,23 +239,42 @@ def test_sampled_counts_are_scaled_by_the_rate():
     assert rendered.rate == 4.0
 
 
-def test_emitted_to_records_what_emitted_then_transferred_record():
-    """The executor's one call per emit samples, times and counts as the two calls do, with
-    the same seeded sampler, across rotations."""
-    clock_one, clock_two = FakeClock(T0), FakeClock(T0)
-    one, two = spout(clock_one, 0.25), spout(clock_two, 0.25)
-    for i in range(200):
-        stream, out_tasks = ("default", 2) if i % 3 else ("__ack_init", 1)
-        one.emitted_to(stream, out_tasks)
-        if two.emitted(stream):
-            two.transferred(stream, out_tasks)
-        clock_one.now += 0.5
-        clock_two.now += 0.5
-    rendered = one.render()
-    assert rendered == two.render()
-    assert (rendered.transferred[":all-time"]["default"]
-            == 2 * rendered.emitted[":all-time"]["default"])
-    assert sum(rendered.emitted[":all-time"].values()) == 200  # one in four, counted as four
+def test_events_count_in_the_bucket_current_until_the_timer_rotates():
+    """As upstream's ``incBy``, an event goes to its key's current bucket: one recorded after
+    a rotation fell due but before the timer ran counts in the bucket that rotation closes;
+    once the timer ran, events count in the new bucket.  A key's buckets start at its first
+    event."""
+    clock = FakeClock(T0)
+    collector = spout(clock)
+    emit_n(collector, 3)
+    clock.now = T0 + 20 * BUCKET_S + 1  # twenty rotations due, the timer has not run
+    emit_n(collector, 2)
+    assert emitted(collector) == {"600": 0, "10800": 5, "86400": 5, ":all-time": 5}
+    emit_n(collector, 4)  # render ran the timer: these are in the current bucket
+    assert emitted(collector) == {"600": 4, "10800": 9, "86400": 9, ":all-time": 9}
+
+
+def test_rotate_due_rotates_every_key_of_every_stat_on_its_own_schedule():
+    """The timer runs each key's rotations at their times (a key starts at its first event)
+    and nothing before the earliest one is due."""
+    clock = FakeClock(T0)
+    collector = bolt(clock)
+    collector.emitted_to("default", 2)
+    collector.executed("words", "default", 3)
+    clock.now = T0 + 10 * BUCKET_S
+    collector.acked("words", "default", 5)  # its buckets start here
+    stat_maps = (collector.emitted_counts, collector.transferred_counts,
+                 collector.executed_counts, collector.execute_latencies)
+    before = [stat.bucket_start for stats_ in stat_maps for stat in stats_.values()]
+    collector.rotate_due()
+    after = [stat.bucket_start for stats_ in stat_maps for stat in stats_.values()]
+    assert after == [b + 10 * stats.ROTATE_PERIOD_MS for b in before]
+    (acked,) = collector.acked_counts.values()
+    assert acked.bucket_start == int(T0 * 1000 + 10 * stats.ROTATE_PERIOD_MS)
+    clock.now = T0 + 11 * BUCKET_S - 0.001  # the next rotation is not due yet
+    collector.rotate_due()
+    assert [stat.bucket_start for stats_ in stat_maps
+            for stat in stats_.values()] == after
 
 
 def test_acks_count_the_rate_but_latencies_are_plain_means():

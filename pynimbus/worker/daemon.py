@@ -54,8 +54,8 @@ from pynimbus.worker.java_components import (
 from pynimbus.worker.message_id import mk_id_source
 from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.stats import (
-    BOLT, DEFAULT_SAMPLE_RATE, SPOUT, ExecutorStatsCollector, ls_worker_heartbeat,
-    worker_heartbeat)
+    BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
+    ls_worker_heartbeat, worker_heartbeat)
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
 from pynimbus.worker.topology_master import (
     TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
@@ -419,10 +419,19 @@ class WorkerDaemon(object):
         for period_key, beat in (("worker.heartbeat.frequency.secs", self._heartbeat_local),
                                  (stats_period_key, self._heartbeat_cluster),
                                  ("task.refresh.poll.secs", self._refresh)):
-            loop = task.LoopingCall(beat)
-            loop.clock = self.reactor
-            loop.start(float(self.conf.get(period_key, 1)), now=True)
-            self._loops.append(loop)
+            self._start_loop(beat, float(self.conf.get(period_key, 1)))
+        self._start_loop(self._rotate_stats, STATS_ROTATION_SECS)
+
+    def _start_loop(self, call, period_secs):
+        loop = task.LoopingCall(call)
+        loop.clock = self.reactor
+        loop.start(period_secs, now=True)
+        self._loops.append(loop)
+
+    def _rotate_stats(self):
+        """The executor stats' rotation timer (:mod:`pynimbus.worker.stats`)."""
+        for executor in self.executors:
+            executor.stats.rotate_due()
 
     # -- routing
 

@@ -12,9 +12,9 @@ sample_rate)``: ``component_kind`` is ``"spout"`` or ``"bolt"``, ``clock`` a fun
 Unix seconds (``reactor.seconds``, ``time.time``), ``sample_rate`` the topology's
 ``topology.stats.sample.rate`` (Storm's default 0.05).  Recording, as the executor calls it:
 
-* every emit: ``emitted(stream)`` then ``transferred(stream, len(out_tasks))``.  The collector
-  holds Storm's emit sampler: ``emitted`` answers whether this emit was sampled, and
-  ``transferred`` counts only after a sampled ``emitted`` (task.clj records both or neither);
+* every emit: ``emitted_to(stream, len(out_tasks))``.  The collector holds Storm's emit
+  sampler: a sampled emit counts as emitted and transferred, another as neither (task.clj
+  records both or neither);
 * spout: ``acked(stream, latency_ms)`` and ``failed(stream, latency_ms)``, ``latency_ms`` the
   complete latency from the emit, or None when ``sample()`` did not pick the emit (as
   :class:`pynimbus.worker.spout_pending.SpoutCallback`'s ``time_delta_ms`` carries it): None
@@ -28,7 +28,7 @@ Unix seconds (``reactor.seconds``, ``time.time``), ``sample_rate`` the topology'
 
 Pass every event with its latency or None: the collector counts only the sampled ones.  The
 samplers are Storm's even samplers of ``rate``: ``sample()`` (executor.clj's ``:sampler``) and,
-for bolts, ``sample_execute()``; the emit sampler is inside ``emitted``.  Deliberate
+for bolts, ``sample_execute()``; the emit sampler is inside ``emitted_to``.  Deliberate
 difference: upstream has one emit sampler per task, here one per executor (the same one in
 ``rate`` emits either way).  2.8.8's ``CommonStats``/``SpoutExecutorStats``/
 ``BoltExecutorStats`` record and render the same; its bucket count is ``num.stat.buckets``
@@ -40,7 +40,12 @@ sampled counts estimate the real ones; latencies are plain means of the sampled 
 window (``"600"``, ``"10800"``, ``"86400"``, ``":all-time"``) then key.
 
 Windows as upstream's counters: every key has 20 buckets per window, rotated every
-600000 // 19 ms from the key's first event (Storm's timer, here applied when the clock is read);
+600000 // 19 ms from the key's first event.  As upstream's ``incBy``, recording adds to the
+key's current bucket without reading the clock; upstream's rotation timer is
+``rotate_due()``, which runs the rotations due by now, each at its own time (the worker calls
+it every ``STATS_ROTATION_SECS`` and ``render`` first calls it, so an event counts in the
+bucket that was current up to that long before it: a deliberate difference from a timer that
+fires on time);
 a window's count adds the buckets that fit in it and pro-rates the oldest one, a window's
 latency is total latency over total count of the buckets that reach into it (no pro-rating);
 all-time adds everything.  Latencies are whole milliseconds (upstream records a ``long``).
@@ -258,52 +263,21 @@ def _global_stream_id(key):
     return GlobalStreamId(componentId=component, streamId=stream)
 
 
-# Recording (the hot path: one dict lookup, one comparison, one addition)
-
-
-def _count(key_to_stat, key, amount, now_ms):
-    """``incBy``: ``amount`` into ``key``'s current bucket, after the rotations due.
-    ``now_ms`` may be a float, half a millisecond ahead (rounding costs only when rotating)."""
-    stat = key_to_stat.get(key)
-    if stat is None:
-        stat = key_to_stat[key] = CountStat(int(now_ms))
-    elif now_ms >= stat.next_rotation:
-        stat.catch_up(int(now_ms))
-    stat.current += amount
-
-
-def _latency(key_to_stat, key, latency_ms, now_ms):
-    """``record``: one latency into ``key``'s current bucket, after the rotations due."""
-    stat = key_to_stat.get(key)
-    if stat is None:
-        stat = key_to_stat[key] = LatencyStat(int(now_ms))
-    elif now_ms >= stat.next_rotation:
-        stat.catch_up(int(now_ms))
-    stat.current_lat += int(latency_ms)
-    stat.current_count += 1
-
-
-def _count_and_latency(key_to_count, key_to_latency, key, amount, latency_ms, now_ms):
-    """``_count`` then ``_latency`` of one event, their common case (no rotation due) inline:
-    an ack or execute is counted with its latency on every sampled tuple."""
-    count = key_to_count.get(key)
-    if count is not None and now_ms < count.next_rotation:
-        count.current += amount
-    else:
-        _count(key_to_count, key, amount, now_ms)
-    latency = key_to_latency.get(key)
-    if latency is not None and now_ms < latency.next_rotation:
-        latency.current_lat += int(latency_ms)
-        latency.current_count += 1
-    else:
-        _latency(key_to_latency, key, latency_ms, now_ms)
-
-
 # Collectors
 
 
+_NEVER = float("inf")
+STATS_ROTATION_SECS = 1.0
+"""How often a worker runs its collectors' ``rotate_due`` (upstream's timer runs each key's
+rotation on time)."""
+
+
 class _CommonStats:
-    """stats.clj ``CommonStats``: emitted and transferred counts by stream, and the rate."""
+    """stats.clj ``CommonStats``: emitted and transferred counts by stream, and the rate.
+
+    Recording adds to a key's current bucket and reads no clock (but for a key's first event,
+    which starts its buckets); :meth:`rotate_due` is upstream's rotation timer.
+    """
 
     def __init__(self, clock, sample_rate, rng):
         self.clock = clock
@@ -311,50 +285,76 @@ class _CommonStats:
         self.rng = rng if rng is not None else random.Random()
         self.emit_sampler = mk_stats_sampler(self.rate, self.rng)
         self.sample = mk_stats_sampler(self.rate, self.rng)
+        self.every_event = self.rate == 1  # no sampler to ask
         self.emitted_counts = {}
         self.transferred_counts = {}
-        self._emit_now_ms = None  # the last emit's time when it was sampled
+        self._emit_stats = {}  # stream -> (its emitted CountStat, its transferred CountStat)
+        self._next_rotation = _NEVER  # the earliest rotation due of any key
 
     def _now_ms(self):
         # Nearest, not truncated: a float of Unix seconds can fall a hair short of a whole ms.
         return int(self.clock() * 1000 + 0.5)
 
-    def emitted(self, stream):
-        """Port of ``emitted-tuple!`` behind task.clj's emit sampler: one emit on ``stream``;
-        True when it was sampled (then counted as ``rate`` emits)."""
-        if not self.emit_sampler():
-            self._emit_now_ms = None
-            return False
-        now_ms = self._emit_now_ms = self.clock() * 1000 + 0.5
-        _count(self.emitted_counts, stream, self.rate, now_ms)
-        return True
+    def _stat_maps(self):
+        return [self.emitted_counts, self.transferred_counts]
 
-    def transferred(self, stream, count):
-        """Port of ``transferred-tuples!``: the last emit went to ``count`` tasks; counted
-        (times ``rate``, at that emit's time) only when that ``emitted`` was sampled."""
-        now_ms = self._emit_now_ms
-        if now_ms is not None:
-            _count(self.transferred_counts, stream, self.rate * count, now_ms)
+    def rotate_due(self):
+        """Upstream's rotation timer, run now: every key's rotations due by the clock's now,
+        each at its time.  Events recorded since the last call count as recorded before
+        them (upstream's timer fires on time; the worker runs this every
+        ``STATS_ROTATION_SECS`` and before each render)."""
+        now_ms = self._now_ms()
+        if now_ms < self._next_rotation:
+            return
+        next_rotation = _NEVER
+        for key_to_stat in self._stat_maps():
+            for stat in key_to_stat.values():
+                stat.catch_up(now_ms)
+                if stat.next_rotation < next_rotation:
+                    next_rotation = stat.next_rotation
+        self._next_rotation = next_rotation
+
+    def _new_stat(self, key_to_stat, key, stat_class):
+        """A key's first event: its buckets start now."""
+        stat = key_to_stat[key] = stat_class(self._now_ms())
+        if stat.next_rotation < self._next_rotation:
+            self._next_rotation = stat.next_rotation
+        return stat
+
+    def _count(self, key_to_stat, key):
+        """``incBy`` of ``rate`` into ``key``'s current bucket."""
+        stat = key_to_stat.get(key)
+        if stat is None:
+            stat = self._new_stat(key_to_stat, key, CountStat)
+        stat.current += self.rate
+
+    def _count_and_latency(self, key_to_count, key_to_latency, key, latency_ms):
+        """``incBy`` of ``rate`` and ``record`` of one latency, under ``key``."""
+        count = key_to_count.get(key)
+        if count is None:
+            count = self._new_stat(key_to_count, key, CountStat)
+        count.current += self.rate
+        latency = key_to_latency.get(key)
+        if latency is None:
+            latency = self._new_stat(key_to_latency, key, LatencyStat)
+        latency.current_lat += int(latency_ms)
+        latency.current_count += 1
 
     def emitted_to(self, stream, count):
-        """``emitted`` then ``transferred`` of one emit to ``count`` tasks, in one call (the
-        executor's emit path): both counted at one time when the emit is sampled, or
-        neither."""
-        if not self.emit_sampler():
-            self._emit_now_ms = None
-            return
-        now_ms = self._emit_now_ms = self.clock() * 1000 + 0.5
-        # _count twice, its common case inline (one call per emit, on every tuple)
-        stat = self.emitted_counts.get(stream)
-        if stat is not None and now_ms < stat.next_rotation:
-            stat.current += self.rate
-        else:
-            _count(self.emitted_counts, stream, self.rate, now_ms)
-        stat = self.transferred_counts.get(stream)
-        if stat is not None and now_ms < stat.next_rotation:
-            stat.current += self.rate * count
-        else:
-            _count(self.transferred_counts, stream, self.rate * count, now_ms)
+        """Port of ``emitted-tuple!`` then ``transferred-tuples!`` behind task.clj's emit
+        sampler: one emit on ``stream`` to ``count`` tasks.  When sampled (upstream records
+        both or neither) it counts as ``rate`` emits and ``rate * count`` transfers; returns
+        whether it was."""
+        if not (self.every_event or self.emit_sampler()):
+            return False
+        stats = self._emit_stats.get(stream)
+        if stats is None:
+            stats = self._emit_stats[stream] = (
+                self._new_stat(self.emitted_counts, stream, CountStat),
+                self._new_stat(self.transferred_counts, stream, CountStat))
+        stats[0].current += self.rate
+        stats[1].current += self.rate * count
+        return True
 
     def _render_common(self, now_ms):
         return (_by_window(self.emitted_counts, CountStat.time_counts, now_ms, _same),
@@ -372,24 +372,28 @@ class SpoutStatsCollector(_CommonStats):
         self.failed_counts = {}
         self.complete_latencies = {}
 
+    def _stat_maps(self):
+        return [self.emitted_counts, self.transferred_counts, self.acked_counts,
+                self.failed_counts, self.complete_latencies]
+
     def acked(self, stream, latency_ms):
         """Port of ``spout-acked-tuple!`` as ``ack-spout-msg`` calls it: a tree from ``stream``
         completed after ``latency_ms``; None (its emit was not sampled) counts nothing."""
-        if latency_ms is None:
-            return
-        _count_and_latency(self.acked_counts, self.complete_latencies, stream, self.rate,
-                           latency_ms, self.clock() * 1000 + 0.5)
+        if latency_ms is not None:
+            self._count_and_latency(self.acked_counts, self.complete_latencies, stream,
+                                    latency_ms)
 
     def failed(self, stream, latency_ms):
         """Port of ``spout-failed-tuple!`` as ``fail-spout-msg`` calls it: a tree from
         ``stream`` failed; None counts nothing, else one failure (upstream keeps no failure
         latency)."""
         if latency_ms is not None:
-            _count(self.failed_counts, stream, self.rate, self.clock() * 1000 + 0.5)
+            self._count(self.failed_counts, stream)
 
     def render(self):
         """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
-        as of the clock's now."""
+        as of the clock's now (the rotations due run first)."""
+        self.rotate_due()
         now_ms = self._now_ms()
         emitted, transferred = self._render_common(now_ms)
         spout = SpoutStats(
@@ -416,35 +420,38 @@ class BoltStatsCollector(_CommonStats):
         self.executed_counts = {}
         self.execute_latencies = {}
 
+    def _stat_maps(self):
+        return [self.emitted_counts, self.transferred_counts, self.acked_counts,
+                self.failed_counts, self.process_latencies, self.executed_counts,
+                self.execute_latencies]
+
     def executed(self, component, stream, latency_ms):
         """Port of ``bolt-execute-tuple!`` as the bolt's ``tuple-action-fn`` calls it: an input
         from ``component``/``stream`` took ``latency_ms`` in ``execute``; None or negative
         (not picked by ``sample_execute``; upstream's -1) counts nothing."""
-        if latency_ms is None or latency_ms < 0:
-            return
-        _count_and_latency(self.executed_counts, self.execute_latencies, (component, stream),
-                           self.rate, latency_ms, self.clock() * 1000 + 0.5)
+        if latency_ms is not None and latency_ms >= 0:
+            self._count_and_latency(self.executed_counts, self.execute_latencies,
+                                    (component, stream), latency_ms)
 
     def acked(self, component, stream, latency_ms):
         """Port of ``bolt-acked-tuple!`` as the bolt's ``ack`` calls it: an input was acked
         ``latency_ms`` after its execute began (the process latency); None or negative (not
         picked by ``sample`` at its execute) counts nothing."""
-        if latency_ms is None or latency_ms < 0:
-            return
-        _count_and_latency(self.acked_counts, self.process_latencies, (component, stream),
-                           self.rate, latency_ms, self.clock() * 1000 + 0.5)
+        if latency_ms is not None and latency_ms >= 0:
+            self._count_and_latency(self.acked_counts, self.process_latencies,
+                                    (component, stream), latency_ms)
 
     def failed(self, component, stream, latency_ms):
         """Port of ``bolt-failed-tuple!`` as the bolt's ``fail`` calls it: an input failed
         ``latency_ms`` after its execute began; None or negative counts nothing, else one
         failure (upstream keeps no failure latency)."""
         if latency_ms is not None and latency_ms >= 0:
-            _count(self.failed_counts, (component, stream), self.rate,
-                   self.clock() * 1000 + 0.5)
+            self._count(self.failed_counts, (component, stream))
 
     def render(self):
         """Port of ``render-stats!`` then ``thriftify-executor-stats``: the ``ExecutorStats``
-        as of the clock's now."""
+        as of the clock's now (the rotations due run first)."""
+        self.rotate_due()
         now_ms = self._now_ms()
         emitted, transferred = self._render_common(now_ms)
         counts, latencies = CountStat.time_counts, LatencyStat.time_lat_avg
