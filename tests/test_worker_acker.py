@@ -137,6 +137,17 @@ def test_multi_anchored_emit_xors_one_edge_per_anchor_under_each_root():
     assert bolt_emit_message_ids([unrooted], [5, 6], id_source([])) == [UNANCHORED, UNANCHORED]
 
 
+def test_an_emit_on_one_anchor_of_two_trees_takes_one_edge_per_task_under_both_roots():
+    """One anchor (pystorm's auto-anchor): each out task's tuple gets its own edge id under
+    every root of the anchor, and the anchor's ack value takes them all."""
+    anchor = TupleIds(MessageId({100: 1, 200: 2}), ack_val=8)
+    mids = bolt_emit_message_ids([anchor], [5, 6, 7], id_source([16, 32, 64]))
+    assert mids == [MessageId({100: 16, 200: 16}), MessageId({100: 32, 200: 32}),
+                    MessageId({100: 64, 200: 64})]
+    assert anchor.ack_val == 8 ^ 16 ^ 32 ^ 64
+    assert bolt_emit_message_ids([anchor], [], id_source([])) == []
+
+
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_tree_acked_in_any_order_completes_exactly_once(compat):
     """Whatever order the init and the seven acks reach the acker in, it tells the spout task

@@ -319,6 +319,23 @@ def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(
     assert "Acked a non-existent or already acked/failed id: 1" in death
 
 
+def test_values_not_matching_the_declared_fields_raise_pystorms_type_error(resources,
+                                                                           host_path):
+    """pystorm's ``read_tuple`` builds the values' namedtuple of the source's declared
+    fields: a tuple with another number of values raises its TypeError in the bolt, which
+    dies; one with the right number arrives as that namedtuple."""
+    from inproc_components import SEEN
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "SplitBolt")
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["a cow", 0], UNANCHORED), 2)
+    (seen,) = SEEN["process"]
+    assert (seen.values.sentence, seen.values.extra) == ("a cow", 0)
+    assert not worker.deaths
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0, 1], UNANCHORED), 2)
+    [death] = worker.deaths
+    assert "TypeError: SentencesDefaultTuple.__new__() takes 3 positional arguments" in death
+
+
 def test_an_emit_of_a_str_raises_pystorms_type_error_in_the_bolt(resources, host_path):
     """Arguments of another type than pystorm lets through take pystorm's own emit: its
     TypeError is the bolt's exception, reported, and the bolt dies with it."""

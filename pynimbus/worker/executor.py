@@ -325,11 +325,13 @@ class ShellBoltExecutor(ShellExecutor):
         tuple_id = str(self._next_tuple_id)
         self.inputs[task_id].put(tuple_id, tuple_)
         stats = self.stats
-        if stats.sample():  # executor.clj: the process latency runs from here to the ack
+        # executor.clj: the process latency runs from here to the ack
+        if stats.every_event or stats.sample():
             tuple_.process_sample_start_ms = self.context.now_ms()
         process.write_bolt_msg(tuple_id, tuple_.source_component, tuple_.stream,
                                tuple_.source_task, tuple_.values)
-        if stats.sample_execute():  # ShellBolt.execute only hands the tuple to the child
+        # ShellBolt.execute only hands the tuple to the child
+        if stats.every_event or stats.sample_execute():
             stats.executed(tuple_.source_component, tuple_.stream, 0)
 
     def on_action(self, task_id, action):

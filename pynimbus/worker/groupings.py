@@ -43,6 +43,7 @@ PARTIAL_KEY_GROUPING_2X_DEFAULTS = (
     PARTIAL_KEY_GROUPING_CLASS + "$BalancedTargetSelector")
 
 _MASK32 = 0xFFFFFFFF
+_SIGN32 = 0x80000000
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 _NOT_CONNECTED_LOAD = 1.0  # LoadMapping.NOT_CONNECTED's load
@@ -136,8 +137,8 @@ class FieldsGrouper(object):
                 h = 31 * h + ((value ^ (value >> 32)) & _MASK32)
             else:
                 h = 31 * h + java_hash(value)
-        # Clojure's mod, like Python's %, takes the divisor's sign.
-        return self._choices[int32(h & _MASK32) % self._num_tasks]
+        # Clojure's mod, like Python's %, takes the divisor's sign; int32, inline
+        return self._choices[(((h & _MASK32) ^ _SIGN32) - _SIGN32) % self._num_tasks]
 
     def num_tasks(self):
         return self._num_tasks

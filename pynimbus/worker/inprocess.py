@@ -436,8 +436,14 @@ class DirectInProcessComponent(InProcessComponent):
         component = self.component
         try:
             values_type = component._source_tuple_types[source_component].get(stream)
-            tup = self._tuple(tuple_id, source_component, stream, source_task,
-                              tuple(values) if values_type is None else values_type(*values))
+            if values_type is None:
+                values = tuple(values)
+            elif len(values) == len(values_type._fields):
+                values = _new_tuple(values_type, values)  # values_type(*values), unchecked
+            else:
+                values = values_type(*values)  # raises as pystorm's read_tuple does
+            tup = _new_tuple(self._tuple, (tuple_id, source_component, stream, source_task,
+                                           values))
             component._current_tups = [tup]
             # is_heartbeat and is_tick, pystorm's own (direct_calls checked)
             if source_task == -1 and stream == "__heartbeat":
@@ -548,6 +554,8 @@ class DirectInProcessComponent(InProcessComponent):
 
 
 _SEQUENCES = (list, tuple)
+# What a namedtuple's generated __new__ calls, without the call through it.
+_new_tuple = tuple.__new__
 
 
 def _plain_emit(tup, stream, direct_task):

@@ -111,6 +111,16 @@ def bolt_emit_message_ids(anchors, out_tasks, generate_id):
     Returns a list in the order of ``out_tasks``.
     """
     ret = []
+    if len(anchors) == 1:  # the common case (pystorm's auto-anchor): one edge id per task
+        (anchor,) = anchors
+        root_ids = anchor.message_id.anchors_to_ids
+        if not root_ids:
+            return [UNANCHORED] * len(out_tasks)
+        for _task in out_tasks:
+            edge_id = generate_id()
+            anchor.ack_val ^= edge_id
+            ret.append(MessageId(dict.fromkeys(root_ids, edge_id)))
+        return ret
     for _task in out_tasks:
         anchors_to_ids = {}
         for anchor in anchors:
