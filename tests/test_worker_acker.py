@@ -58,6 +58,20 @@ def test_rotating_map_put_restarts_expiry_and_remove_returns_the_value():
     assert pending.size() == 0
 
 
+def test_rotating_map_refresh_is_get_then_put_of_the_same_value():
+    """refresh returns the value and restarts its expiry as a put would; a missing key gives
+    the default and stores nothing."""
+    pending = RotatingMap(2)
+    pending.put("a", 1)
+    pending.put("b", 2)
+    pending.rotate()
+    assert pending.refresh("a") == 1 and pending.refresh("a") == 1
+    assert pending.refresh("nope", 0) == 0 and "nope" not in pending
+    assert pending.size() == 2
+    assert pending.rotate() == {"b": 2}
+    assert pending.rotate() == {"a": 1}
+
+
 def test_rotating_map_refuses_fewer_than_two_buckets():
     """One bucket would expire a key on the first rotation; Storm refuses it too."""
     with pytest.raises(ValueError, match="at least 2 buckets"):

@@ -121,13 +121,13 @@ class Acker(object):
 
     def _update_ack(self, root_id, ack_val, now_ms):
         """XOR ``ack_val`` into the root's entry, creating it; 1.x refreshes its bucket."""
-        curr = self.pending.get(root_id)
+        pending = self.pending
+        two = self.compat == "2.x"
+        curr = pending.get(root_id) if two else pending.refresh(root_id)
         val = (0 if curr is None else curr.val) ^ ack_val  # raises before any change
         if curr is None:
-            curr = AckEntry(now_ms if self.compat == "2.x" else None)
-            self.pending.put(root_id, curr)
-        elif self.compat != "2.x":
-            self.pending.put(root_id, curr)
+            curr = AckEntry(now_ms if two else None)
+            pending.put(root_id, curr)
         curr.val = val
         return curr
 

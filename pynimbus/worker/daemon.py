@@ -293,6 +293,8 @@ class WorkerDaemon(object):
             self.executors.append(executor)
             for task_id in task_ids:
                 self.task_to_executor[task_id] = executor
+        for executor in self.executors:
+            executor.found_local_executors(self.task_to_executor)
 
     def _mk_executor(self, context, component_id, component, task_ids, groupers,
                      component_conf, is_spout):

@@ -99,6 +99,7 @@ class Executor(object):
         self._acker_task = only_target_task(
             stream_to_component_to_grouper.get(ACKER_ACK_STREAM_ID)
             or stream_to_component_to_grouper.get(ACKER_INIT_STREAM_ID))
+        self._local_acker = None  # see found_local_executors
         self.component_conf = component_conf
         self.stats = stats
         self._tick_loop = None
@@ -189,15 +190,25 @@ class Executor(object):
                 transfer(target, task_id, stream, message_id, values)
         self.stats.emitted_to(stream, len(targets))
 
+    def found_local_executors(self, task_to_executor):
+        """The worker built its executors (``{task: executor}``): a local acker that takes
+        tuples at once gets this executor's acker messages by a direct call."""
+        acker = task_to_executor.get(self._acker_task)
+        self._local_acker = acker if acker is not None and acker.receives_at_once else None
+
     def send_to_acker(self, task_id, stream, values):
         """An unanchored emit of ``task_id`` on one of the acker's streams: the topology's
         only acker task takes it without a grouping (its fields grouping has no other
-        choice), else the grouping picks it."""
+        choice), at once when it is local; else the grouping picks it."""
         acker_task = self._acker_task
         if acker_task is None:
             self.emit(task_id, stream, values)
             return
-        self.context.transfer(acker_task, task_id, stream, UNANCHORED, values)
+        acker = self._local_acker
+        if acker is not None:
+            acker.receive_values(task_id, stream, values, acker_task)
+        else:
+            self.context.transfer(acker_task, task_id, stream, UNANCHORED, values)
         self.stats.emitted_to(stream, 1)
 
     def emit_acker_messages(self, task_id, acker_emits):

@@ -57,6 +57,19 @@ class RotatingMap(object):
         for bucket in buckets:
             bucket.pop(key, None)
 
+    def refresh(self, key, default=None):
+        """``get`` then ``put`` of the same value in one pass: the value of ``key`` (moved to
+        the newest bucket, restarting its expiry), or ``default`` if it is not there."""
+        buckets = self._buckets
+        newest = buckets[0]
+        if key in newest:
+            return newest[key]
+        for bucket in buckets:
+            if key in bucket:
+                value = newest[key] = bucket.pop(key)
+                return value
+        return default
+
     def remove(self, key, default=None):
         """Take ``key`` out; returns its value, or ``default`` if it was not there."""
         for bucket in self._buckets:
