@@ -252,12 +252,13 @@ class WorkerDaemon(object):
     def _context(self):
         resources_dir = self._resources_dir()
         id_source = mk_id_source(random.Random())
+        clock = self.clock
         return WorkerContext(
             storm_id=self.storm_id, storm_conf=self.conf,
             system_topology=self.system_topology, user_topology=self.user_topology,
             task_to_component=self.task_to_component,
             transfer=self.transfer, report_error=self.report_error, reactor=self.reactor,
-            now_ms=lambda: int(self.clock() * 1000), generate_id=id_source,
+            now_ms=lambda: int(clock() * 1000), generate_id=id_source,
             has_ackers=has_ackers(self.conf, self.compat), resources_dir=resources_dir,
             pid_dir=worker_pids_root(self.supervisor_conf, self.worker_id),
             child_env=self._child_env(),

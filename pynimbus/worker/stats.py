@@ -272,6 +272,24 @@ STATS_ROTATION_SECS = 1.0
 rotation on time)."""
 
 
+class _CountAndLatency:
+    """One key's count and latency of the same events (acks with their latency, executes
+    with theirs)."""
+
+    __slots__ = ("count", "latency")
+
+    def __init__(self, count, latency):
+        self.count = count
+        self.latency = latency
+
+    def record(self, amount, latency_ms):
+        """``incBy(amount)`` and ``record(latency_ms)``."""
+        self.count.current += amount
+        latency = self.latency
+        latency.current_lat += int(latency_ms)
+        latency.current_count += 1
+
+
 class _CommonStats:
     """stats.clj ``CommonStats``: emitted and transferred counts by stream, and the rate.
 
@@ -328,17 +346,12 @@ class _CommonStats:
             stat = self._new_stat(key_to_stat, key, CountStat)
         stat.current += self.rate
 
-    def _count_and_latency(self, key_to_count, key_to_latency, key, latency_ms):
-        """``incBy`` of ``rate`` and ``record`` of one latency, under ``key``."""
-        count = key_to_count.get(key)
-        if count is None:
-            count = self._new_stat(key_to_count, key, CountStat)
-        count.current += self.rate
-        latency = key_to_latency.get(key)
-        if latency is None:
-            latency = self._new_stat(key_to_latency, key, LatencyStat)
-        latency.current_lat += int(latency_ms)
-        latency.current_count += 1
+    def _new_pair(self, pairs, key_to_count, key_to_latency, key):
+        """A key's first event counted with a latency: its CountStat and LatencyStat, kept
+        together under ``key`` in ``pairs``."""
+        pair = pairs[key] = _CountAndLatency(self._new_stat(key_to_count, key, CountStat),
+                                             self._new_stat(key_to_latency, key, LatencyStat))
+        return pair
 
     def emitted_to(self, stream, count):
         """Port of ``emitted-tuple!`` then ``transferred-tuples!`` behind task.clj's emit
@@ -371,6 +384,7 @@ class SpoutStatsCollector(_CommonStats):
         self.acked_counts = {}
         self.failed_counts = {}
         self.complete_latencies = {}
+        self._acked = {}  # stream -> its _CountAndLatency (one lookup per event)
 
     def _stat_maps(self):
         return [self.emitted_counts, self.transferred_counts, self.acked_counts,
@@ -380,8 +394,9 @@ class SpoutStatsCollector(_CommonStats):
         """Port of ``spout-acked-tuple!`` as ``ack-spout-msg`` calls it: a tree from ``stream``
         completed after ``latency_ms``; None (its emit was not sampled) counts nothing."""
         if latency_ms is not None:
-            self._count_and_latency(self.acked_counts, self.complete_latencies, stream,
-                                    latency_ms)
+            (self._acked.get(stream) or self._new_pair(
+                self._acked, self.acked_counts, self.complete_latencies, stream)).record(
+                    self.rate, latency_ms)
 
     def failed(self, stream, latency_ms):
         """Port of ``spout-failed-tuple!`` as ``fail-spout-msg`` calls it: a tree from
@@ -419,6 +434,8 @@ class BoltStatsCollector(_CommonStats):
         self.process_latencies = {}
         self.executed_counts = {}
         self.execute_latencies = {}
+        self._executed = {}  # key -> its _CountAndLatency (one lookup per event)
+        self._acked = {}
 
     def _stat_maps(self):
         return [self.emitted_counts, self.transferred_counts, self.acked_counts,
@@ -430,16 +447,20 @@ class BoltStatsCollector(_CommonStats):
         from ``component``/``stream`` took ``latency_ms`` in ``execute``; None or negative
         (not picked by ``sample_execute``; upstream's -1) counts nothing."""
         if latency_ms is not None and latency_ms >= 0:
-            self._count_and_latency(self.executed_counts, self.execute_latencies,
-                                    (component, stream), latency_ms)
+            key = (component, stream)
+            (self._executed.get(key) or self._new_pair(
+                self._executed, self.executed_counts, self.execute_latencies, key)).record(
+                    self.rate, latency_ms)
 
     def acked(self, component, stream, latency_ms):
         """Port of ``bolt-acked-tuple!`` as the bolt's ``ack`` calls it: an input was acked
         ``latency_ms`` after its execute began (the process latency); None or negative (not
         picked by ``sample`` at its execute) counts nothing."""
         if latency_ms is not None and latency_ms >= 0:
-            self._count_and_latency(self.acked_counts, self.process_latencies,
-                                    (component, stream), latency_ms)
+            key = (component, stream)
+            (self._acked.get(key) or self._new_pair(
+                self._acked, self.acked_counts, self.process_latencies, key)).record(
+                    self.rate, latency_ms)
 
     def failed(self, component, stream, latency_ms):
         """Port of ``bolt-failed-tuple!`` as the bolt's ``fail`` calls it: an input failed
