@@ -17,7 +17,8 @@ import logging
 from twisted.internet import defer
 
 from pynimbus.clojure_port.system_topology import (
-    ACKER_ACK_STREAM_ID, ACKER_COMPONENT_ID, ACKER_INIT_STREAM_ID, SYSTEM_COMPONENT_ID, SYSTEM_TICK_STREAM_ID, is_system_id)
+    ACKER_ACK_STREAM_ID, ACKER_COMPONENT_ID, ACKER_INIT_STREAM_ID, SYSTEM_COMPONENT_ID,
+    SYSTEM_TICK_STREAM_ID, is_system_id)
 from pynimbus.worker.acker import Acker, bolt_fail
 from pynimbus.worker.groupings import (
     GroupingError, only_target_task, out_tasks_direct, stream_tasks_fns)
@@ -425,6 +426,7 @@ class ShellSpoutExecutor(ShellExecutor):
 
     kind = SPOUT
     is_spout = True
+    receives_at_once = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -460,8 +462,6 @@ class ShellSpoutExecutor(ShellExecutor):
     def _tell_status(self):
         for task_id in self.task_ids:
             self._exchange(task_id, "activate" if self.active else "deactivate")
-
-    receives_at_once = True
 
     def receive(self, tuple_, task_id=None):
         self.receive_values(tuple_.source_task, tuple_.stream, tuple_.values,

@@ -398,20 +398,8 @@ class DirectInProcessComponent(InProcessComponent):
     # -- what the executor writes
 
     def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
-        # _run_calls with its call inline: one per tuple
-        if self._running or self._dead:
-            self._calls.append((self._bolt_run, (tuple_id, source_component, source_stream,
-                                                 source_task, values)))
-            return
-        self._running = True
-        try:
-            self._bolt_run(tuple_id, source_component, source_stream, source_task, values)
-            calls = self._calls
-            while calls and not self._dead:
-                call, args = calls.popleft()
-                call(*args)
-        finally:
-            self._running = False
+        self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
+                                         source_task, values))
 
     def write_spout_msg(self, command, message_id=""):
         self._run_calls(self._spout_run, (command, message_id))
@@ -490,10 +478,7 @@ class DirectInProcessComponent(InProcessComponent):
             anchors = component._current_tups if component.auto_anchor else ()
         Tuple = self._tuple
         anchor_ids = [a.id if isinstance(a, Tuple) else a for a in anchors]
-        # _plain_emit, inline (every emit)
-        if not (tup.__class__ in _SEQUENCES and (stream is None or stream.__class__ is str)
-                and (direct_task is None or direct_task.__class__ is int)
-                and _all_str(anchor_ids)):
+        if not (_plain_emit(tup, stream, direct_task) and _all_str(anchor_ids)):
             return self._pystorm_emit(component, tup, stream, anchors, direct_task,
                                       need_task_ids)
         if self._dead:
@@ -553,7 +538,6 @@ class DirectInProcessComponent(InProcessComponent):
             self._executor._protocol_error(self._task_id, e)
 
 
-_SEQUENCES = (list, tuple)
 # What a namedtuple's generated __new__ calls, without the call through it.
 _new_tuple = tuple.__new__
 
