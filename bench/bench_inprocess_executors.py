@@ -12,7 +12,9 @@ count to a file, as in the end-to-end bench.
 
 The collector is settled as a running worker settles it (``settle_garbage_collector``)
 unless ``--gc default``.  Prints, per run, acked tuples per second (sentences plus the words
-they gave) and the process time per tuple; then the median.  ``--profile`` prints a cProfile of one more run instead.
+they gave) and the process time per tuple; then the median, and the median CPU time per tuple
+of the components' own code run with no runtime at all (``components_alone``: the floor under
+any runtime's figure).  ``--profile`` prints a cProfile of one more run instead.
 Asserts nothing but the counts.
 
 Run: ``python bench/bench_inprocess_executors.py [--sentences N] [--runs N]
@@ -130,6 +132,50 @@ def one_run(sentences, sample_rate, workdir, name, gc_mode="worker"):
     return (sentences + words) / wall, cpu / (sentences + words) * 1e6, exact
 
 
+def components_alone(sentences, workdir, name):
+    """The word count's own code with no runtime at all: the spout's ``next_tuple`` and
+    ``ack``, the split and count bolts' ``process`` on pystorm ``Tuple``s of namedtuple values,
+    emits caught in a list, one task each.  Returns CPU microseconds per tuple: what any
+    runtime must spend on top of its own work, the floor of the in-process figure."""
+    from pystorm.component import Tuple
+
+    resources, corpus = resources_dir(os.path.join(workdir, name), sentences)
+    os.environ["WORDCOUNT_OUTPUT"] = os.path.join(workdir, name + "-counts")
+    os.environ["WORDCOUNT_ACKED"] = os.path.join(workdir, name + "-acked")
+    for module in ("wc_sentence_spout", "wc_split_bolt", "wc_count_bolt"):
+        sys.modules.pop(module, None)
+    sys.path.insert(0, resources)
+    try:
+        import wc_count_bolt
+        import wc_sentence_spout
+        import wc_split_bolt
+    finally:
+        sys.path.remove(resources)
+    sentence_values = collections.namedtuple("SentencesDefaultTuple", "sentence")
+    word_values = collections.namedtuple("SplitDefaultTuple", "word")
+    spout = object.__new__(wc_sentence_spout.SentenceSpout)
+    split = object.__new__(wc_split_bolt.SplitBolt)
+    count = object.__new__(wc_count_bolt.CountBolt)
+    spout.initialize({}, {})
+    count.initialize({}, {"taskid": 4})
+    spouted, words = [], []
+    spout.emit = lambda tup, tup_id=None, **kwargs: spouted.append((tup, tup_id))
+    split.emit = lambda tup, **kwargs: words.append(tup)
+    tuples = 0
+    started = time.process_time()
+    for i in range(sentences):
+        spout.next_tuple()
+        (values, tup_id), = spouted
+        spouted.clear()
+        split.process(Tuple(str(i), "sentences", "default", 1, sentence_values(*values)))
+        for word in words:
+            count.process(Tuple(str(i), "split", "default", 2, word_values(*word)))
+        tuples += 1 + len(words)
+        words.clear()
+        spout.ack(tup_id)
+    return (time.process_time() - started) / tuples * 1e6
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=5000)
@@ -154,9 +200,13 @@ def main():
             us.append(us_per_tuple)
             print("run %d: %8.0f acked tuples/s  %6.1f us CPU/tuple  exact counts: %s"
                   % (run, rate, us_per_tuple, exact))
+        floor = statistics.median(components_alone(args.sentences, workdir, "alone%d" % run)
+                                  for run in range(args.runs))
     print("median of %d (%d sentences, sample rate %s, gc %s): %8.0f acked tuples/s  "
           "%6.1f us/tuple" % (args.runs, args.sentences, args.sample_rate, args.gc,
                               statistics.median(rates), statistics.median(us)))
+    print("the components' own code alone (no runtime), median of %d: %6.1f us CPU/tuple"
+          % (args.runs, floor))
 
 
 if __name__ == "__main__":
