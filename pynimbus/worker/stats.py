@@ -318,9 +318,9 @@ class _CommonStats:
 
     def rotate_due(self):
         """Upstream's rotation timer, run now: every key's rotations due by the clock's now,
-        each at its time.  Events recorded since the last call count as recorded before
-        them (upstream's timer fires on time; the worker runs this every
-        ``STATS_ROTATION_SECS`` and before each render)."""
+        each at its time.  Events recorded since the last call are in the bucket the first
+        of those rotations closes (upstream's timer fires on time; the worker runs this
+        every ``STATS_ROTATION_SECS`` and before each render)."""
         now_ms = self._now_ms()
         if now_ms < self._next_rotation:
             return
