@@ -135,6 +135,53 @@ def supervisor_summary(supervisor_id, info, node_resources=None, compat="1.x"):
     return summary
 
 
+class _SummaryMemo:
+    """A topology's ``TopologySummary`` and what it was made from: its StormBase, Assignment,
+    booked resources and (replication count, scheduler status).  It is made again only when
+    one of those changes (the read cache hands out one object per change of a node's bytes,
+    so identity says it).  What is handed out is a copy carrying the uptime, kept with its
+    binary encoding."""
+
+    __slots__ = ("base", "assignment", "booked", "changing", "made", "handed", "encoding")
+
+    def __init__(self, base, assignment, booked, changing, made):
+        self.base = base
+        self.assignment = assignment
+        self.booked = booked
+        self.changing = changing
+        self.made = made
+        self.handed = None
+        self.encoding = None
+
+    def made_from(self, base, assignment, booked, changing):
+        return (self.base is base and self.assignment is assignment and self.booked is booked
+                and self.changing == changing)
+
+    def sched_status(self):
+        return self.changing[1]
+
+    def handed_at(self, now):
+        """A copy of the summary with its uptime at ``now``; calls within one second share
+        one copy (nothing writes to what is handed out)."""
+        uptime = max(0, int(now) - (self.base.launch_time_secs or int(now)))
+        handed = self.handed
+        if handed is None or handed.uptime_secs != uptime:
+            handed = copy_struct(self.made)
+            handed.uptime_secs = uptime
+            self.handed = handed
+        return handed
+
+    def handed_encoding(self, handed):
+        """The binary encoding of ``handed``, a copy :meth:`handed_at` gave, kept with it
+        (another thread may have handed out a newer copy meanwhile)."""
+        kept = self.encoding
+        if kept is not None and kept[0] is handed:
+            return kept[1]
+        encoding = encode_binary(handed)
+        self.encoding = (handed, encoding)
+        return encoding
+
+
 class QueriesHandler:
     """``getClusterInfo``, ``getLeader``, ``getNimbusConf``, name checks and id look-ups.
 
@@ -168,11 +215,7 @@ class QueriesHandler:
         # storm id -> (Assignment, its executors in upstream's walking order): the order
         # follows Java's HashMap layout and was a third of a getTopologyInfo call
         self._executor_orders = {}
-        # storm id -> [StormBase, Assignment, booked resources, (replication, scheduler
-        # status), TopologySummary, the copy last handed out, (that copy, its encoding)]:
-        # a topology's summary is made again only when one of those changes (the read cache
-        # hands out one object per change of a node's bytes, so identity says it); a copy
-        # carries the uptime
+        # storm id -> its _SummaryMemo
         self._summaries = {}
         # supervisor id -> (SupervisorInfo, node resources, SupervisorSummary, its
         # encoding), likewise
@@ -191,7 +234,7 @@ class QueriesHandler:
         return self.state.storm_bases(self.state.active_storms())
 
     def _topology_summaries(self, now):
-        return [self._handed_summary(memo, now) for memo in self._topology_entries()]
+        return [memo.handed_at(now) for memo in self._topology_entries()]
 
     def _topology_entries(self):
         """The entries of ``_summaries`` of every topology, in storm id order; the list is
@@ -215,7 +258,7 @@ class QueriesHandler:
                  for storm_id in storm_ids]
         if sources is not None:
             self._summary_list = (sources, storm_ids, memos,
-                                  [memo[3][1] for memo in memos])
+                                  [memo.sched_status() for memo in memos])
         return memos
 
     def _summary_list_sources(self):
@@ -241,16 +284,15 @@ class QueriesHandler:
         return None
 
     def _full_summary(self, storm_id, base, assignment, now):
-        return self._handed_summary(self._summary_memo(storm_id, base, assignment), now)
+        return self._summary_memo(storm_id, base, assignment).handed_at(now)
 
     def _summary_memo(self, storm_id, base, assignment):
         """The topology's memo entry, its summary made again when one of its sources
         changed."""
         changing = (self._replication_count(storm_id), self.sched_status(storm_id))
         memo = self._summaries.get(storm_id)
-        if memo is None or not (memo[0] is base and memo[1] is assignment
-                                and memo[2] is self._booked_resources(storm_id)
-                                and memo[3] == changing):
+        if memo is None or not memo.made_from(base, assignment,
+                                              self._booked_resources(storm_id), changing):
             made = topology_summary(storm_id, base, assignment, now=0)
             set_resources(made, self.resources_for_topology(storm_id, base, assignment),
                           self.compat)
@@ -259,32 +301,11 @@ class QueriesHandler:
                 version = self._storm_version(storm_id)
                 if version:
                     made.storm_version = version
-            memo = self._summaries[storm_id] = [
-                base, assignment, self._booked_resources(storm_id), changing, made, None, None]
+            # the book as it is now: making the summary may have booked its figures
+            memo = self._summaries[storm_id] = _SummaryMemo(
+                base, assignment, self._booked_resources(storm_id), changing, made)
         return memo
 
-    @staticmethod
-    def _handed_summary(memo, now):
-        """A copy of the memo's summary with its uptime at ``now``; calls within one second
-        share one copy (nothing writes to what is handed out)."""
-        base = memo[0]
-        uptime = max(0, int(now) - (base.launch_time_secs or int(now)))
-        handed = memo[5]
-        if handed is None or handed.uptime_secs != uptime:
-            handed = copy_struct(memo[4])
-            handed.uptime_secs = uptime
-            memo[5] = handed
-        return handed
-
-    @staticmethod
-    def _handed_encoding(memo, handed):
-        """The binary encoding of ``handed``, the memo's summary handed out, kept with it."""
-        kept = memo[6]
-        if kept is not None and kept[0] is handed:
-            return kept[1]
-        encoding = encode_binary(handed)
-        memo[6] = (handed, encoding)
-        return encoding
 
     def _booked_resources(self, storm_id):
         """The monitor's booked figures of the topology (1.x), whose change remakes its
@@ -367,14 +388,14 @@ class QueriesHandler:
         now = self.clock()
         supervisors = self._supervisor_entries()
         memos = self._topology_entries()
-        topologies = [self._handed_summary(memo, now) for memo in memos]
+        topologies = [memo.handed_at(now) for memo in memos]
         summary = ClusterSummary(supervisors=[entry[2] for entry in supervisors],
                                  topologies=topologies,
                                  nimbuses=self._nimbus_summaries(now))
         summary.nimbus_uptime_secs = max(0, int(now - self.started_at))
         return with_encoding(summary, compose_struct(summary, {
             "supervisors": [entry[3] for entry in supervisors],
-            "topologies": [self._handed_encoding(memo, handed)
+            "topologies": [memo.handed_encoding(handed)
                            for memo, handed in zip(memos, topologies)]}))
 
     def _supervisor_entries(self):

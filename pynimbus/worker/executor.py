@@ -145,8 +145,10 @@ class Executor(object):
     # -- receiving
 
     def receive(self, tuple_, task_id=None):
-        """Take one tuple for ``task_id`` (None: the executor's first task)."""
-        raise NotImplementedError
+        """Take one tuple for ``task_id`` (None: the executor's first task): by default
+        :meth:`receive_values` of its source, stream and values."""
+        self.receive_values(tuple_.source_task, tuple_.stream, tuple_.values,
+                            self.task_ids[0] if task_id is None else task_id)
 
     def receive_values(self, source_task, stream, values, task_id):
         """Take one tuple from a task of this worker at once, in its sender's call (only
@@ -227,9 +229,6 @@ class NoopBoltExecutor(Executor):
 
     receives_at_once = True
 
-    def receive(self, tuple_, task_id=None):
-        pass
-
     def receive_values(self, source_task, stream, values, task_id):
         pass
 
@@ -242,10 +241,6 @@ class AckerExecutor(Executor):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.acker = Acker(self.context.compat)
-
-    def receive(self, tuple_, task_id=None):
-        self.receive_values(tuple_.source_task, tuple_.stream, tuple_.values,
-                            self.task_ids[0] if task_id is None else task_id)
 
     def receive_values(self, source_task, stream, values, task_id):
         try:
@@ -382,37 +377,36 @@ class ShellBoltExecutor(ShellExecutor):
         a sampled tuple.
 
         :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
-        tuple_ = self.inputs[task_id].take(tuple_id, "Acked")
-        if self._full:
-            self._say_room_again()
+        tuple_ = self._take_input(task_id, tuple_id, "Acked")
         if self.context.has_ackers:
             ack_val = tuple_.ack_val
             for root_id, edge_id in tuple_.message_id.anchors_to_ids.items():
                 self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, edge_id ^ ack_val])
-        start_ms = tuple_.process_sample_start_ms
-        if start_ms is not None:
-            self.stats.acked(tuple_.source_component, tuple_.stream,
-                             self.context.now_ms() - start_ms)
+        self._record_input(tuple_, self.stats.acked)
 
     def fail_input(self, task_id, tuple_id):
         """``ShellBolt.handleFail``: executor.clj bolt ``fail``, counted for a sampled tuple.
 
         :raises MultilangProtocolError: ``tuple_id`` is no pending input."""
-        tuple_ = self.inputs[task_id].take(tuple_id, "Failed")
-        if self._full:
-            self._say_room_again()
+        tuple_ = self._take_input(task_id, tuple_id, "Failed")
         if self.context.has_ackers:
             self.emit_acker_messages(task_id, bolt_fail(tuple_))
-        start_ms = tuple_.process_sample_start_ms
-        if start_ms is not None:
-            self.stats.failed(tuple_.source_component, tuple_.stream,
-                              self.context.now_ms() - start_ms)
+        self._record_input(tuple_, self.stats.failed)
 
-    def _say_room_again(self):
-        """A full executor took a tuple out: tell the worker once it has room again."""
-        if self.has_room():
+    def _take_input(self, task_id, tuple_id, verb):
+        """The pending input of ``tuple_id``, taken out; a full executor tells the worker
+        once it has room again."""
+        tuple_ = self.inputs[task_id].take(tuple_id, verb)
+        if self._full and self.has_room():
             self._full = False
             self.context.room_again()
+        return tuple_
+
+    def _record_input(self, tuple_, record):
+        """``record`` (the stats' acked or failed) a sampled input with its process latency."""
+        start_ms = tuple_.process_sample_start_ms
+        if start_ms is not None:
+            record(tuple_.source_component, tuple_.stream, self.context.now_ms() - start_ms)
 
 
 class ShellSpoutExecutor(ShellExecutor):
@@ -462,10 +456,6 @@ class ShellSpoutExecutor(ShellExecutor):
     def _tell_status(self):
         for task_id in self.task_ids:
             self._exchange(task_id, "activate" if self.active else "deactivate")
-
-    def receive(self, tuple_, task_id=None):
-        self.receive_values(tuple_.source_task, tuple_.stream, tuple_.values,
-                            self.task_ids[0] if task_id is None else task_id)
 
     def receive_values(self, source_task, stream, values, task_id):
         """A tick or the acker's word on a tree: the spout's ``ack``/``fail`` exchanges,

@@ -510,16 +510,8 @@ class DirectInProcessComponent(InProcessComponent):
         return _emitted_task_ids(targets, direct_task, need_task_ids)
 
     def _bolt_ack(self, tup):
-        """pystorm's ``Bolt.ack`` into ``ShellBolt.handleAck`` (``_ack_or_fail`` inline: one
-        per tuple)."""
-        tup_id = tup.id if isinstance(tup, self._tuple) else tup
-        if tup_id.__class__ is not str or self._dead:
-            self._ack_or_fail(tup, "ack", self._executor.ack_input)
-            return
-        try:
-            self._executor.ack_input(self._task_id, tup_id)
-        except MultilangProtocolError as e:
-            self._executor._protocol_error(self._task_id, e)
+        """pystorm's ``Bolt.ack`` into ``ShellBolt.handleAck``."""
+        self._ack_or_fail(tup, "ack", self._executor.ack_input)
 
     def _bolt_fail(self, tup):
         """pystorm's ``Bolt.fail`` into ``ShellBolt.handleFail``."""
