@@ -23,12 +23,18 @@ JSON (target >= 10) and in-process/java (target > 1) in both.  On a loaded machi
 wall-clock figure favours the subprocess cells (several processes get more of the CPUs than
 one), so tuples per CPU second is the fairer comparison there.  Asserts nothing.
 
+``--count-bolt tick`` replaces the count bolt (which appends a line to a file per counted word,
+three system calls) with one that counts in memory, as streamparse's quickstart does, and
+writes the counts changed at each tick tuple (every second): a word count whose own code is
+light, so that the figures are more of the runtime's.
+
 Run: ``python bench/bench_inprocess_wordcount.py [--sentences N] [--runs N] [--workers N]
-[--cells python-inprocess,python-json,python-msgpack,java-json]``.
+[--cells python-inprocess,python-json,python-msgpack,java-json] [--count-bolt file|tick]``.
 """
 
 import argparse
 import copy
+import json
 import os
 import signal
 import statistics
@@ -39,7 +45,8 @@ import time
 import bench_worker_wordcount as harness  # noqa: E402  (puts the repo and tests/ on sys.path)
 from compat.oracle.targets import pynimbus_target  # noqa: E402
 from test_worker_process import MSGPACK_SERIALIZER, submit  # noqa: E402
-from worker_topologies import CORPUS, expected_counts, final_counts  # noqa: E402
+from worker_topologies import CORPUS, WORD_COUNT_SCRIPTS, expected_counts  # noqa: E402
+from worker_topologies import final_counts  # noqa: E402
 from worker_topologies import word_count, word_count_jar  # noqa: E402
 from zookeeper_server import ZooKeeperServer  # noqa: E402
 from pynimbus.client import NimbusClient  # noqa: E402
@@ -50,12 +57,21 @@ CELLS = ("python-inprocess", "python-json", "python-msgpack", "java-json")
 # the word count's scripts and the pystorm class each runs
 RUNNER_TARGETS = {"wc_sentence_spout.py": "wc_sentence_spout.SentenceSpout",
                   "wc_split_bolt.py": "wc_split_bolt.SplitBolt",
-                  "wc_count_bolt.py": "wc_count_bolt.CountBolt"}
+                  "wc_count_bolt.py": "wc_count_bolt.CountBolt",
+                  "wc_tick_count_bolt.py": "wc_tick_count_bolt.TickCountBolt"}
+# --count-bolt: the count bolt's script, and the tick frequency its component conf gets
+COUNT_BOLTS = {"file": ("wc_count_bolt.py", None), "tick": ("wc_tick_count_bolt.py", 1)}
+FLUSHED_DEADLINE_SECS = 30  # after the last ack, for the tick count bolt's last flush
 
 
-def runner_word_count(serializer):
-    """The word count with every component run by ``streamparse_run -s serializer``."""
-    topology = copy.deepcopy(word_count())
+def runner_word_count(serializer, count_bolt="file"):
+    """The word count with every component run by ``streamparse_run -s serializer``, and
+    the count bolt of ``count_bolt`` (a key of COUNT_BOLTS)."""
+    count_script, tick_secs = COUNT_BOLTS[count_bolt]
+    topology = copy.deepcopy(word_count(count_script=count_script))
+    if tick_secs is not None:
+        topology.bolts["count"].common.json_conf = json.dumps(
+            {"topology.tick.tuple.freq.secs": tick_secs})
     for component in list(topology.spouts.values()) + list(topology.bolts.values()):
         obj = getattr(component, "spout_object", None) or component.bolt_object
         target = RUNNER_TARGETS[obj.shell.script]
@@ -85,18 +101,21 @@ def cpu_used(before, after):
     return sum(cpu - (before.get(pid) or 0) for pid, cpu in after.items() if cpu is not None)
 
 
-def one_run(side, nimbus_port, workdir, name, cell, num_workers, corpus):
+def one_run(side, nimbus_port, workdir, name, cell, num_workers, corpus, count_bolt):
     """Submit, time and kill one word count; return (tuples/s, exact, CPU s of the workers
-    and their multilang children, tuples per CPU second)."""
+    and their multilang children, tuples per CPU second).  The time runs from the first
+    counted word (the tick count bolt: the first acked sentence, as its counts come out only
+    at ticks) to the last acked sentence."""
     output = os.path.join(workdir, name + "-counts.txt")
     acked = os.path.join(workdir, name + "-acked.txt")
     acked_size = sum(len(str(i)) + 1 for i in range(len(corpus)))
     serializer, conf = cell_conf(cell, num_workers, output, acked)
     with NimbusClient("127.0.0.1", nimbus_port, timeout=30) as client:
-        storm_id = submit(client, name, word_count_jar(corpus), runner_word_count(serializer),
-                          conf)
+        storm_id = submit(client, name, word_count_jar(corpus, WORD_COUNT_SCRIPTS + (
+            COUNT_BOLTS["tick"][0],)), runner_word_count(serializer, count_bolt), conf)
         try:
-            harness.wait_for(lambda: harness.file_size(output) > 0,
+            first = acked if count_bolt == "tick" else output
+            harness.wait_for(lambda: harness.file_size(first) > 0,
                              "the first count of " + name)
             started = time.monotonic()
             pids = harness.wait_for(lambda: (lambda found: len(found) == num_workers and found)(
@@ -107,12 +126,23 @@ def one_run(side, nimbus_port, workdir, name, cell, num_workers, corpus):
             elapsed = time.monotonic() - started
             cpu = cpu_used(cpu_at_start, process_tree_cpu(pids))
             tuples = len(corpus) + sum(len(line.split()) for line in corpus)
-            exact = final_counts(output)[0] == expected_counts(corpus)
+            exact = counts_reached(output, expected_counts(corpus),
+                                   FLUSHED_DEADLINE_SECS if count_bolt == "tick" else 0)
         finally:
             client.killTopologyWithOpts(name, KillOptions(wait_secs=0))
     harness.wait_for(lambda: not side.worker_pids(storm_id),
                      "the workers of %s to stop" % name, 60)
     return tuples / elapsed, exact, cpu, tuples / cpu
+
+
+def counts_reached(output, expected, deadline_secs):
+    """Whether the count bolt's output holds ``expected``, within ``deadline_secs``."""
+    try:
+        harness.wait_for(lambda: final_counts(output)[0] == expected, "the final counts",
+                         deadline_secs, 0.1)
+    except RuntimeError:
+        return False
+    return True
 
 
 def summary(results):
@@ -143,10 +173,11 @@ def summary(results):
 def bench(args):
     os.environ["PATH"] = VENV_BIN + os.pathsep + os.environ.get("PATH", "")
     corpus = (CORPUS * (args.sentences // len(CORPUS) + 1))[:args.sentences]
-    print("pystorm word count by streamparse_run: %d sentences (%d words), %d worker(s), "
-          "acking on, max spout pending %d, %d run(s) per cell; noisy shared machine: "
-          "compare medians" % (len(corpus), sum(len(line.split()) for line in corpus),
-                               args.workers, harness.MAX_SPOUT_PENDING, args.runs))
+    print("pystorm word count by streamparse_run: %d sentences (%d words), count bolt %s, "
+          "%d worker(s), acking on, max spout pending %d, %d run(s) per cell; noisy shared "
+          "machine: compare medians" % (len(corpus), sum(len(line.split()) for line in corpus),
+                                        args.count_bolt, args.workers,
+                                        harness.MAX_SPOUT_PENDING, args.runs))
     sys.stdout.flush()
     results = {}
     with ZooKeeperServer() as zookeeper, pynimbus_target("1.x", zookeeper) as target, \
@@ -171,7 +202,7 @@ def bench(args):
                     for cell in runnable:
                         name = "inproc-%s-%d" % (cell, run)
                         figures = one_run(side, target.port, workdir, name, cell,
-                                          args.workers, corpus)
+                                          args.workers, corpus, args.count_bolt)
                         results.setdefault(cell, []).append(figures)
                         print("%-17s run %d: %8.0f tuples/s  counts %s  CPU %.2f s  "
                               "%8.0f tuples/CPU s" % (cell, run + 1, figures[0],
@@ -188,6 +219,10 @@ def main():
     parser.add_argument("--runs", type=int, default=harness.RUNS)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--cells", default=",".join(CELLS))
+    parser.add_argument("--count-bolt", choices=sorted(COUNT_BOLTS), default="file",
+                        help="file: a line per counted word (wc_count_bolt.py); tick: counts "
+                        "in memory, the changed ones written at each tick, every second "
+                        "(wc_tick_count_bolt.py)")
     parser.add_argument("--no-bytecode-cache", dest="bytecode_cache", action="store_false")
     parser.add_argument("--java-worker-opts", default=harness.JAVA_WORKER_OPTS)
     args = parser.parse_args()
