@@ -190,6 +190,27 @@ def test_tree_acked_in_any_order_completes_exactly_once(compat):
     assert spout.execute(SPOUT_TASK, done.stream, done.values, 1700) == ()
 
 
+@pytest.mark.parametrize("compat", ["1.x", "2.x"])
+def test_ack_is_execute_of_an_ack_tuple(compat):
+    """``Acker.ack(root, val, now)`` gives what ``execute`` of ``__ack_ack [root, val]`` gives,
+    and leaves the same state, in every order of a tree's messages."""
+    _spout, messages = run_tree(id_source())
+    rng = random.Random(4)
+    for _ in range(50):
+        order = list(messages)
+        rng.shuffle(order)
+        by_execute, by_ack = Acker(compat), Acker(compat)
+        for i, m in enumerate(order):
+            expected = by_execute.execute(m.stream, m.values, 100 + i)
+            got = (by_ack.ack(m.values[0], m.values[1], 100 + i) if m.stream == ACKS
+                   else by_ack.execute(m.stream, m.values, 100 + i))
+            assert got == expected, order
+            assert by_ack.pending_count() == by_execute.pending_count()
+    with pytest.raises(TypeError):
+        by_ack.ack(IDS[0], "12", 0)
+    assert by_ack.pending_count() == 0
+
+
 def test_acker_reports_ms_since_ack_init_and_the_spout_counts_it_only_when_sampled():
     """The acker's time delta is the latency; an unsampled emit reports none."""
     spout = SpoutPending(None, True, id_source())

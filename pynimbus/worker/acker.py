@@ -101,7 +101,7 @@ class Acker(object):
                 curr.start_time = now_ms
         elif stream_id == ACKER_ACK_STREAM_ID:
             root_id, ack_val = values
-            curr = self._update_ack(root_id, ack_val, now_ms)
+            return self.ack(root_id, ack_val, now_ms)
         elif stream_id == ACKER_FAIL_STREAM_ID:
             (root_id,) = values
             curr = self.pending.get(root_id)
@@ -118,6 +118,14 @@ class Acker(object):
         else:
             return _NO_EMITS
         return self._outcome(stream_id, root_id, curr, now_ms)
+
+    def ack(self, root_id, ack_val, now_ms):
+        """An ``__ack_ack`` ``[root_id, ack_val]``: :meth:`execute` of it without the stream's
+        dispatch (the path of every acked tuple).
+
+        :raises TypeError: ``ack_val`` is not an int (the state is as it was)."""
+        curr = self._update_ack(root_id, ack_val, now_ms)
+        return self._outcome(ACKER_ACK_STREAM_ID, root_id, curr, now_ms)
 
     def _update_ack(self, root_id, ack_val, now_ms):
         """XOR ``ack_val`` into the root's entry, creating it; 1.x refreshes its bucket."""

@@ -251,6 +251,14 @@ class AckerExecutor(Executor):
         if emits:
             self.emit_acker_messages(task_id, emits)
 
+    def receive_ack(self, root_id, ack_val):
+        """A local bolt's ``__ack_ack`` ``[root_id, ack_val]`` (its ack value an int): what
+        :meth:`receive_values` does with it, without the stream's dispatch or the values'
+        list.  Only for an executor of one task (the topology's only acker)."""
+        emits = self.acker.ack(root_id, ack_val, self.context.now_ms())
+        if emits:
+            self.emit_acker_messages(self.task_ids[0], emits)
+
 
 class ShellExecutor(Executor):
     """The common part of shell spouts and bolts: one :class:`ShellProcess` per task,
@@ -380,8 +388,14 @@ class ShellBoltExecutor(ShellExecutor):
         tuple_ = self._take_input(task_id, tuple_id, "Acked")
         if self.context.has_ackers:
             ack_val = tuple_.ack_val
+            acker = self._local_acker
             for root_id, edge_id in tuple_.message_id.anchors_to_ids.items():
-                self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, edge_id ^ ack_val])
+                if acker is None:
+                    self.send_to_acker(task_id, ACKER_ACK_STREAM_ID,
+                                       [root_id, edge_id ^ ack_val])
+                else:  # send_to_acker's local case (ids and ack values are ints)
+                    acker.receive_ack(root_id, edge_id ^ ack_val)
+                    self.stats.emitted_to(ACKER_ACK_STREAM_ID, 1)
         self._record_input(tuple_, self.stats.acked)
 
     def fail_input(self, task_id, tuple_id):
