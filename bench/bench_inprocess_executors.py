@@ -134,14 +134,10 @@ def one_run(sentences, sample_rate, workdir, name, gc_mode="worker"):
     return (sentences + words) / wall, cpu / (sentences + words) * 1e6, exact
 
 
-def components_alone(sentences, workdir, name):
-    """The word count's own code with no runtime at all: the spout's ``next_tuple`` and
-    ``ack``, the split and count bolts' ``process`` on pystorm ``Tuple``s of namedtuple values,
-    emits caught in a list, one task each.  Returns CPU microseconds per tuple: what any
-    runtime must spend on top of its own work, the floor of the in-process figure."""
-    from pystorm.component import Tuple
-
-    resources, corpus = resources_dir(os.path.join(workdir, name), sentences)
+def word_count_modules(sentences, workdir, name):
+    """The word count's spout, split and count modules, imported afresh from a resources
+    directory of ``sentences`` lines, their output files under ``workdir``."""
+    resources, _corpus = resources_dir(os.path.join(workdir, name), sentences)
     os.environ["WORDCOUNT_OUTPUT"] = os.path.join(workdir, name + "-counts")
     os.environ["WORDCOUNT_ACKED"] = os.path.join(workdir, name + "-acked")
     for module in ("wc_sentence_spout", "wc_split_bolt", "wc_count_bolt"):
@@ -153,6 +149,18 @@ def components_alone(sentences, workdir, name):
         import wc_split_bolt
     finally:
         sys.path.remove(resources)
+    return wc_sentence_spout, wc_split_bolt, wc_count_bolt
+
+
+def components_alone(sentences, workdir, name):
+    """The word count's own code with no runtime at all: the spout's ``next_tuple`` and
+    ``ack``, the split and count bolts' ``process`` on pystorm ``Tuple``s of namedtuple values,
+    emits caught in a list, one task each.  Returns CPU microseconds per tuple: what any
+    runtime must spend on top of its own work, the floor of the in-process figure."""
+    from pystorm.component import Tuple
+
+    wc_sentence_spout, wc_split_bolt, wc_count_bolt = word_count_modules(
+        sentences, workdir, name)
     sentence_values = collections.namedtuple("SentencesDefaultTuple", "sentence")
     word_values = collections.namedtuple("SplitDefaultTuple", "word")
     spout = object.__new__(wc_sentence_spout.SentenceSpout)
@@ -190,18 +198,8 @@ def least_runtime(sentences, workdir, name):
     (the worker keeps all of that and more)."""
     from pystorm.component import Tuple
 
-    resources, corpus = resources_dir(os.path.join(workdir, name), sentences)
-    os.environ["WORDCOUNT_OUTPUT"] = os.path.join(workdir, name + "-counts")
-    os.environ["WORDCOUNT_ACKED"] = os.path.join(workdir, name + "-acked")
-    for module in ("wc_sentence_spout", "wc_split_bolt", "wc_count_bolt"):
-        sys.modules.pop(module, None)
-    sys.path.insert(0, resources)
-    try:
-        import wc_count_bolt
-        import wc_sentence_spout
-        import wc_split_bolt
-    finally:
-        sys.path.remove(resources)
+    wc_sentence_spout, wc_split_bolt, wc_count_bolt = word_count_modules(
+        sentences, workdir, name)
     sentence_values = collections.namedtuple("SentencesDefaultTuple", "sentence")
     word_values = collections.namedtuple("SplitDefaultTuple", "word")
     spout = object.__new__(wc_sentence_spout.SentenceSpout)
