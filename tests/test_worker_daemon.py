@@ -1,6 +1,8 @@
 """The worker's reading of its Assignment (pure helpers of :mod:`pynimbus.worker.daemon`)."""
 # test-case-name: tests.test_worker_daemon
 
+import time
+
 from pynimbus.generated.storm.ttypes import Assignment, NodeInfo
 from pynimbus.worker import daemon
 
@@ -28,3 +30,16 @@ def test_worker_dirs_follow_storm_layout(tmp_path):
     assert daemon.worker_pids_root(conf, w) == str(tmp_path / "workers" / w / "pids")
     assert daemon.worker_heartbeats_root(conf, w) == str(
         tmp_path / "workers" / w / "heartbeats")
+
+
+def test_millis_clock_is_the_clock_in_whole_milliseconds():
+    """``int(clock() * 1000)`` for an injected clock; for ``time.time``, the same millisecond
+    from ``time.time_ns`` (read between two readings of time.time)."""
+    assert daemon.millis_clock(lambda: 1700000000.9999)() == 1700000000999
+    assert daemon.millis_clock(lambda: 12.0)() == 12000
+    now_ms = daemon.millis_clock(time.time)
+    for _ in range(1000):
+        before = int(time.time() * 1000)
+        got = now_ms()
+        after = int(time.time() * 1000)
+        assert before - 1 <= got <= after + 1 and isinstance(got, int)
