@@ -14,12 +14,19 @@ The collector is settled as a running worker settles it (``settle_garbage_collec
 unless ``--gc default``.  Prints, per run, acked tuples per second (sentences plus the words
 they gave) and the process time per tuple; then the median, the median CPU time per tuple
 of the components' own code run with no runtime at all (``components_alone``: the floor under
-any runtime's figure), and of that code with the least bookkeeping Storm's semantics need,
-written inline (``least_runtime``: what a runtime with no framework cost would spend).  ``--profile`` prints a cProfile of one more run instead.
-Asserts nothing but the counts.
+any runtime's figure), of that code with the least bookkeeping Storm's semantics need,
+written inline (``least_runtime``: what a runtime with no framework cost would spend), and of
+it on the worker's own pure parts (groupers, ids, acker, spout pending, stats) with the
+executors' layers written inline as one loop (``pure_parts_inline``: what fusing those layers
+could gain at best).  ``--only`` runs one of them alone, for a profiler or callgrind;
+``--profile`` prints a cProfile of one more run instead.
+Asserts nothing but the counts (and, inline, that every tree completed).
 
 Run: ``python bench/bench_inprocess_executors.py [--sentences N] [--runs N]
-[--sample-rate R] [--gc worker|default] [--profile]``.
+[--sample-rate R] [--gc worker|default] [--profile] [--only worker|alone|least|inline]``.
+Instructions per tuple, whatever the machine's load: ``valgrind --tool=callgrind
+--callgrind-out-file=/dev/null`` of ``--only X --runs 1 --sentences 500`` and ``1500``, the
+difference over the 7,400 tuples of 1,000 sentences.
 """
 
 import argparse
@@ -42,8 +49,16 @@ from pynimbus.clojure_port.normalize import normalize_topology  # noqa: E402
 from pynimbus.clojure_port.system_topology import system_topology  # noqa: E402
 from pynimbus.clojure_port.tasks import storm_task_info  # noqa: E402
 from pynimbus.config import default_config  # noqa: E402
-from pynimbus.worker.daemon import WorkerDaemon, settle_garbage_collector  # noqa: E402
+from pynimbus.worker.acker import Acker  # noqa: E402
+from pynimbus.worker.daemon import (  # noqa: E402
+    WorkerDaemon, millis_clock, settle_garbage_collector)
+from pynimbus.worker.executor import TupleImpl  # noqa: E402
+from pynimbus.worker.groupings import (  # noqa: E402
+    FieldsGrouper, mk_grouper_context, mk_shuffle_grouper)
 from pynimbus.worker.inprocess import inprocess_component_classes  # noqa: E402
+from pynimbus.worker.message_id import MessageId, mk_id_source  # noqa: E402
+from pynimbus.worker.spout_pending import SpoutPending  # noqa: E402
+from pynimbus.worker.stats import BoltStatsCollector, SpoutStatsCollector  # noqa: E402
 
 
 def resources_dir(workdir, sentences):
@@ -265,6 +280,125 @@ def least_runtime(sentences, workdir, name):
     return (time.process_time() - started) / tuples * 1e6
 
 
+def pure_parts_inline(sentences, workdir, name):
+    """The word count run on the worker's own pure parts with the executors' glue written
+    inline in one loop: the groupers (load-aware shuffle to two split tasks, the fields
+    grouping to two count tasks), the id source, ``Acker`` (1.x), ``SpoutPending`` (max
+    pending 500) and the stats collectors at rate 1 (every emit, execute, ack and latency
+    recorded), a ``TupleImpl`` per delivered tuple in one queue drained in order, pending
+    inputs by their string id, pystorm ``Tuple``s, pystorm's auto-anchor and auto-ack.  No
+    error handling, no re-entrancy guard, no back pressure, no dead components, no direct
+    emits: what a runtime that fused the executors' layers into one pass would cost at best.
+    Returns CPU microseconds per tuple."""
+    from pystorm.component import Tuple
+
+    wc_sentence_spout, wc_split_bolt, wc_count_bolt = word_count_modules(
+        sentences, workdir, name)
+    sentence_values = collections.namedtuple("SentencesDefaultTuple", "sentence")
+    word_values = collections.namedtuple("SplitDefaultTuple", "word")
+    now_ms = millis_clock(time.time)
+    generate_id = mk_id_source(random.Random(7))
+    grouper_context = mk_grouper_context([1, 2, 3, 4, 5, 6], {}, random.Random(7), now_ms)
+    to_split = mk_shuffle_grouper([2, 3], grouper_context)
+    to_count = FieldsGrouper(["word"], ["word"], [4, 5])
+    acker = Acker("1.x")
+    pending = SpoutPending(500, True, generate_id)
+    spout_stats = SpoutStatsCollector(time.time, 1.0)
+    spout = object.__new__(wc_sentence_spout.SentenceSpout)
+    spout.initialize({}, {})
+    spouted, queue = [], collections.deque()
+    spout.emit = lambda tup, tup_id=None, **kwargs: spouted.append((list(tup), tup_id))
+    tasks = {}
+
+    class BoltTask(object):
+        def __init__(self, task_id, component_class, component_id, grouper, values_type):
+            self.task_id, self.component_id = task_id, component_id
+            self.grouper, self.values_type = grouper, values_type
+            self.component = object.__new__(component_class)
+            self.component.auto_ack = self.component.auto_anchor = True
+            self.component.emit, self.component.ack = self.emit, self.ack
+            self.inputs, self.next_id, self.current = {}, 0, None
+            self.stats = BoltStatsCollector(time.time, 1.0)
+
+        def emit(self, tup, stream=None, anchors=None, direct_task=None, need_task_ids=False):
+            values = list(tup)
+            targets = self.grouper(self.task_id, values)
+            anchor = self.current
+            root_ids = anchor.message_id.anchors_to_ids
+            for target in targets:
+                edge_id = generate_id()
+                anchor.ack_val ^= edge_id
+                queue.append((target, TupleImpl(self.task_id, self.component_id, "default",
+                                                values, MessageId(dict.fromkeys(root_ids,
+                                                                                edge_id)))))
+            self.stats.emitted_to("default", len(targets))
+
+        def ack(self, tup):
+            input_tuple = self.inputs.pop(tup.id)
+            ack_val = input_tuple.ack_val
+            for root_id, edge_id in input_tuple.message_id.anchors_to_ids.items():
+                for done in acker.ack(root_id, edge_id ^ ack_val, now_ms()):
+                    for callback in pending.execute(1, done.stream, done.values, now_ms()):
+                        spout.ack(callback.message_id)
+                        spout_stats.acked(callback.stream, callback.time_delta_ms)
+                self.stats.emitted_to("__ack_ack", 1)
+            self.stats.acked(input_tuple.source_component, input_tuple.stream,
+                             now_ms() - input_tuple.process_sample_start_ms)
+
+    for task_id, component_class, component_id, grouper, values_type in (
+            (2, wc_split_bolt.SplitBolt, "split", to_count, sentence_values),
+            (3, wc_split_bolt.SplitBolt, "split", to_count, sentence_values),
+            (4, wc_count_bolt.CountBolt, "count", None, word_values),
+            (5, wc_count_bolt.CountBolt, "count", None, word_values)):
+        tasks[task_id] = BoltTask(task_id, component_class, component_id, grouper, values_type)
+    for task_id in (4, 5):
+        tasks[task_id].component.initialize({}, {"taskid": task_id})
+    tuples = emitted = 0
+    started = time.process_time()
+    while emitted < sentences or queue:
+        while emitted < sentences and not pending.reached_max_spout_pending():
+            spout.next_tuple()
+            emitted += 1
+            for values, tup_id in spouted:
+                targets = to_split(1, values)
+                send = pending.send_spout_msg(1, "default", tup_id, targets, now_ms())
+                for init in send.acker_emits:
+                    acker.execute(init.stream, init.values, now_ms())
+                for target, message_id in zip(targets, send.message_ids):
+                    queue.append((target, TupleImpl(1, "sentences", "default", values,
+                                                    message_id)))
+                spout_stats.emitted_to("default", len(targets))
+            spouted.clear()
+            if len(queue) >= 100:
+                break
+        while queue:
+            task_id, input_tuple = queue.popleft()
+            task = tasks[task_id]
+            component = task.component
+            task.next_id += 1
+            tuple_id = str(task.next_id)
+            task.inputs[tuple_id] = input_tuple
+            input_tuple.process_sample_start_ms = now_ms()
+            task.current = input_tuple
+            tup = tuple.__new__(Tuple, (tuple_id, input_tuple.source_component,
+                                        input_tuple.stream, input_tuple.source_task,
+                                        tuple.__new__(task.values_type, input_tuple.values)))
+            component._current_tups = [tup]
+            component.process(tup)
+            if component.auto_ack:
+                component.ack(tup)
+            component._current_tups = []
+            task.stats.executed(input_tuple.source_component, input_tuple.stream, 0)
+            tuples += 1
+    assert pending.pending_count() == 0 and acker.pending_count() == 0
+    return (time.process_time() - started) / tuples * 1e6
+
+
+# The figures under the worker's: the word count with no runtime, with the least one, and on
+# the worker's pure parts glued inline.
+FLOORS = {"alone": components_alone, "least": least_runtime, "inline": pure_parts_inline}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=5000)
@@ -273,8 +407,20 @@ def main():
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--gc", choices=("worker", "default"), default="worker",
                         help="the collector as a worker settles it, or CPython's defaults")
+    parser.add_argument("--only", choices=["worker"] + sorted(FLOORS),
+                        help="run only this one, --runs times (for a profiler, or valgrind "
+                        "--tool=callgrind: the difference of two --sentences gives the "
+                        "instructions per tuple)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
+        if args.only:
+            for run in range(args.runs):
+                name = "%s%d" % (args.only, run)
+                figure = (one_run(args.sentences, args.sample_rate, workdir, name, args.gc)[1]
+                          if args.only == "worker"
+                          else FLOORS[args.only](args.sentences, workdir, name))
+                print("%s run %d: %6.1f us CPU/tuple" % (args.only, run, figure))
+            return
         if args.profile:
             profile = cProfile.Profile()
             profile.runcall(one_run, args.sentences, args.sample_rate, workdir, "profile",
@@ -289,17 +435,18 @@ def main():
             us.append(us_per_tuple)
             print("run %d: %8.0f acked tuples/s  %6.1f us CPU/tuple  exact counts: %s"
                   % (run, rate, us_per_tuple, exact))
-        floor = statistics.median(components_alone(args.sentences, workdir, "alone%d" % run)
-                                  for run in range(args.runs))
-        least = statistics.median(least_runtime(args.sentences, workdir, "least%d" % run)
-                                  for run in range(args.runs))
+        floors = {key: statistics.median(floor(args.sentences, workdir, "%s%d" % (key, run))
+                                         for run in range(args.runs))
+                  for key, floor in FLOORS.items()}
     print("median of %d (%d sentences, sample rate %s, gc %s): %8.0f acked tuples/s  "
           "%6.1f us/tuple" % (args.runs, args.sentences, args.sample_rate, args.gc,
                               statistics.median(rates), statistics.median(us)))
     print("the components' own code alone (no runtime), median of %d: %6.1f us CPU/tuple"
-          % (args.runs, floor))
+          % (args.runs, floors["alone"]))
     print("the same with the least runtime keeping Storm's semantics, median of %d: %6.1f us "
-          "CPU/tuple" % (args.runs, least))
+          "CPU/tuple" % (args.runs, floors["least"]))
+    print("the same on the worker's pure parts with the executors' glue inline, median of %d: "
+          "%6.1f us CPU/tuple" % (args.runs, floors["inline"]))
 
 
 if __name__ == "__main__":
