@@ -134,7 +134,6 @@ def call_supervisor(conf, method, *args):
         return supervisor.call(method, *args)
 
 
-
 def millis_clock(clock):
     """A function giving ``clock``'s time (seconds, a float) in whole milliseconds, as
     ``int(clock() * 1000)``; for ``time.time`` itself, ``time.time_ns`` divided in integers

@@ -202,14 +202,18 @@ class Executor(object):
     def send_to_acker(self, task_id, stream, values):
         """An unanchored emit of ``task_id`` on one of the acker's streams: the topology's
         only acker task takes it without a grouping (its fields grouping has no other
-        choice), at once when it is local; else the grouping picks it."""
+        choice), at once when it is local (an ``__ack_ack`` as ``receive_ack``: its ids are
+        this worker's ints); else the grouping picks it."""
         acker_task = self._acker_task
         if acker_task is None:
             self.emit(task_id, stream, values)
             return
         acker = self._local_acker
         if acker is not None:
-            acker.receive_values(task_id, stream, values, acker_task)
+            if stream == ACKER_ACK_STREAM_ID:
+                acker.receive_ack(values[0], values[1])
+            else:
+                acker.receive_values(task_id, stream, values, acker_task)
         else:
             self.context.transfer(acker_task, task_id, stream, UNANCHORED, values)
         self.stats.emitted_to(stream, 1)
@@ -388,14 +392,8 @@ class ShellBoltExecutor(ShellExecutor):
         tuple_ = self._take_input(task_id, tuple_id, "Acked")
         if self.context.has_ackers:
             ack_val = tuple_.ack_val
-            acker = self._local_acker
             for root_id, edge_id in tuple_.message_id.anchors_to_ids.items():
-                if acker is None:
-                    self.send_to_acker(task_id, ACKER_ACK_STREAM_ID,
-                                       [root_id, edge_id ^ ack_val])
-                else:  # send_to_acker's local case (ids and ack values are ints)
-                    acker.receive_ack(root_id, edge_id ^ ack_val)
-                    self.stats.emitted_to(ACKER_ACK_STREAM_ID, 1)
+                self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, edge_id ^ ack_val])
         self._record_input(tuple_, self.stats.acked)
 
     def fail_input(self, task_id, tuple_id):
