@@ -228,7 +228,7 @@ def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python
     from inproc_components import SEEN
     worker = Worker(**{"some.tuple": (1, 2)})
     bolt = started_bolt(resources, worker, "SplitBolt")
-    assert (type(bolt.processes[2]) is inprocess.DirectInProcessComponent) == (
+    assert (type(bolt.processes[2]) is inprocess.DirectInProcessBolt) == (
         host_path == "direct calls")
     [(conf, context)] = SEEN["initialize"]
     assert conf["some.tuple"] == [1, 2] and context["taskid"] == 2

@@ -49,9 +49,11 @@ from twisted.internet import defer
 from pynimbus.worker.executor import (
     SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
 from pynimbus.worker.groupings import GroupingError
+from pynimbus.worker.message_id import bolt_emit_message_ids
 from pynimbus.worker.multilang.shell_msg import (
-    DEFAULT_STREAM_ID, Ack, Emit, Fail, MultilangProtocolError, ShellLog, Sync, bolt_action,
-    bolt_msg, shell_log_level_name, shell_msg, spout_action, spout_msg)
+    DEFAULT_STREAM_ID, Ack, Emit, Fail, MultilangProtocolError, ShellLog, Sync,
+    anchored_after_ack, bolt_action, bolt_msg, not_pending, shell_log_level_name, shell_msg,
+    spout_action, spout_msg)
 from pynimbus.worker.multilang.shell_process import BOLT, SPOUT
 from pynimbus.worker.multilang.topology_context import topology_context_json
 from pynimbus.worker.pystorm_host import make_component, setup_component
@@ -360,49 +362,22 @@ def direct_calls(component_class, kind):
 
 
 class DirectInProcessComponent(InProcessComponent):
-    """An in-process component whose pystorm plumbing is called past: the executor's tuple
-    becomes pystorm's ``Tuple`` and goes to ``process`` as pystorm's ``Bolt._run`` does it
-    (``Spout._run``: the command's callback, then the sync), and ``emit``/``ack``/``fail``
-    go straight to the executor's ``bolt_emit``/``ack_input``/``fail_input``/``spout_emit``
-    (ShellBolt's and ShellSpout's handlers), with no message dict, no action and no copy
-    beyond the emitted values' list.  Used only where :func:`direct_calls` allows it; what
-    it does not call past (a component's own ``emit``, a value of an unexpected type) takes
-    the message path of :class:`InProcessComponent`, whose checks it then gets.  Calls
-    never nest: what arrives while the component runs waits in ``_calls``.
+    """An in-process component whose pystorm plumbing is called past (the bolt's or the
+    spout's kind below): used only where :func:`direct_calls` allows it; what it does not
+    call past (a component's own ``emit``, a value of an unexpected type) takes the message
+    path of :class:`InProcessComponent`, whose checks it then gets.  Calls never nest: what
+    arrives while the component runs waits in ``_calls``.
     """
 
     def __init__(self, component_id, component_class, kind, on_action, on_died, executor,
-                 task_id, calls):
+                 task_id):
         super().__init__(component_id, component_class, kind, on_action, on_died)
-        from pystorm import Bolt, Spout
         from pystorm.component import Tuple
 
         self._executor = executor
         self._task_id = task_id
         self._calls = collections.deque()
         self._tuple = Tuple
-        component = self.component
-        if kind == BOLT:
-            self._pystorm_emit = Bolt.emit
-            if "emit" in calls:
-                component.emit = self._bolt_emit
-            if "ack" in calls:
-                component.ack = self._bolt_ack
-            if "fail" in calls:
-                component.fail = self._bolt_fail
-        else:
-            self._pystorm_emit = Spout.emit
-            if "emit" in calls:
-                component.emit = self._spout_emit
-
-    # -- what the executor writes
-
-    def write_bolt_msg(self, tuple_id, source_component, source_stream, source_task, values):
-        self._run_calls(self._bolt_run, (tuple_id, source_component, source_stream,
-                                         source_task, values))
-
-    def write_spout_msg(self, command, message_id=""):
-        self._run_calls(self._spout_run, (command, message_id))
 
     def _run_calls(self, call, args):
         if self._running or self._dead:
@@ -411,18 +386,85 @@ class DirectInProcessComponent(InProcessComponent):
         self._running = True
         try:
             call(*args)
-            calls = self._calls
-            while calls and not self._dead:
-                call, args = calls.popleft()
-                call(*args)
+            self._run_queued_calls()
         finally:
             self._running = False
 
-    def _bolt_run(self, tuple_id, source_component, stream, source_task, values):
-        """pystorm's ``Bolt._run`` on one tuple (``read_tuple``'s Tuple, its namedtuple of
-        values included)."""
+    def _run_queued_calls(self):
+        calls = self._calls
+        while calls and not self._dead:
+            call, args = calls.popleft()
+            call(*args)
+
+
+class DirectInProcessBolt(DirectInProcessComponent):
+    """A bolt called past pystorm's plumbing and fused with its ShellBolt executor.
+
+    The executor's ``receive`` for this task is :meth:`execute`, which does what
+    ``ShellBoltExecutor.receive`` and pystorm's ``Bolt._run`` do one after the other: the
+    input pending under a new id (sampled for its process latency), pystorm's ``Tuple`` to
+    ``process`` (``process_tick``, a heartbeat's sync), pystorm's auto-ack, the execute
+    counted.  ``emit``/``ack``/``fail`` (each where :func:`direct_calls` allows) do what
+    pystorm's do with ShellBolt's ``handleEmit``/``handleAck``/``handleFail``: the anchors
+    found among the pending inputs by their ids, the emit routed by the executor's
+    per-stream task functions and ``send``; the acked or failed input taken out of the
+    pending ones and given to the executor's ``acked``/``failed``.  The bookkeeping (pending
+    inputs, message ids, acker messages, stats, back pressure) is the executor's own, shared
+    with the message path; only the layers between are gone.
+    """
+
+    def __init__(self, component_id, component_class, on_action, on_died, executor, task_id,
+                 calls):
+        super().__init__(component_id, component_class, BOLT, on_action, on_died, executor,
+                         task_id)
+        from pystorm import Bolt
+
+        self._pystorm_emit = Bolt.emit
+        self._inputs = executor.inputs[task_id]
+        self._tasks_fns = executor.tasks_fns
+        self._send = executor.send
+        self._generate_id = executor.context.generate_id
+        self._now_ms = executor.context.now_ms
+        self._stats = executor.stats
+        self._next_id = 0
+        component = self.component
+        if "emit" in calls:
+            component.emit = self.emit
+        if "ack" in calls:
+            component.ack = self.ack
+        if "fail" in calls:
+            component.fail = self.fail
+
+    # -- what the executor calls
+
+    def execute(self, tuple_):
+        """``ShellBolt.execute`` of ``tuple_`` with pystorm's ``Bolt._run`` on it; queued
+        behind a call under way (never nested)."""
+        if self._running or self._dead:
+            self._run_calls(self.execute, (tuple_,))
+            return
+        self._running = True
+        try:
+            self._execute(tuple_)
+            if self._calls:
+                self._run_queued_calls()
+        finally:
+            self._running = False
+
+    def _execute(self, tuple_):
+        self._next_id += 1
+        tuple_id = str(self._next_id)
+        self._inputs[tuple_id] = tuple_
+        stats = self._stats
+        # executor.clj: the process latency runs from here to the ack
+        if stats.every_event or stats.sample():
+            tuple_.process_sample_start_ms = self._now_ms()
+        source_component = tuple_.source_component
+        stream = tuple_.stream
         component = self.component
         try:
+            values = tuple_.values
+            # read_tuple's namedtuple of the values
             values_type = component._source_tuple_types[source_component].get(stream)
             if values_type is None:
                 values = tuple(values)
@@ -430,6 +472,7 @@ class DirectInProcessComponent(InProcessComponent):
                 values = _new_tuple(values_type, values)  # values_type(*values), unchecked
             else:
                 values = values_type(*values)  # raises as pystorm's read_tuple does
+            source_task = tuple_.source_task
             tup = _new_tuple(self._tuple, (tuple_id, source_component, stream, source_task,
                                            values))
             component._current_tups = [tup]
@@ -447,6 +490,106 @@ class DirectInProcessComponent(InProcessComponent):
             component._current_tups = []
         except (SystemExit, Exception) as e:
             self._handle_run_exception(e)
+        # ShellBolt.execute only hands the tuple over: no execute latency
+        if stats.every_event or stats.sample_execute():
+            stats.executed(source_component, stream, 0)
+
+    # -- what the component calls
+
+    def emit(self, tup, stream=None, anchors=None, direct_task=None, need_task_ids=False):
+        """pystorm's ``Bolt.emit`` with ``ShellBolt.handleEmit``."""
+        component = self.component
+        if anchors is None:
+            anchors = component._current_tups if component.auto_anchor else ()
+        anchor_ids = _anchor_ids(anchors, self._tuple)
+        if (anchor_ids is None or tup.__class__ not in _SEQUENCES
+                or not (stream is None or stream.__class__ is str)
+                or not (direct_task is None or direct_task.__class__ is int)):
+            # pystorm's own emit, whose checks then speak
+            return self._pystorm_emit(component, tup, stream, anchors, direct_task,
+                                      need_task_ids)
+        if self._dead:
+            return None
+        task_id = self._task_id
+        if stream is None:
+            stream = DEFAULT_STREAM_ID
+        values = list(tup)
+        inputs = self._inputs
+        try:
+            anchor_tuples = [inputs[anchor_id] for anchor_id in anchor_ids]
+        except KeyError as e:
+            self._executor._protocol_error(task_id, anchored_after_ack(e.args[0]))
+            return None
+        try:
+            if direct_task is None:
+                tasks_fn = self._tasks_fns.get(stream)
+                targets = tasks_fn(task_id, values) if tasks_fn is not None else ()
+            else:
+                targets = self._executor.out_tasks(task_id, stream, values, direct_task)
+        except GroupingError as e:
+            self._executor._protocol_error(task_id, e)
+            return None
+        # unanchored: every tuple UNANCHORED, no ids drawn
+        self._send(task_id, stream, values, targets,
+                   bolt_emit_message_ids(anchor_tuples, targets, self._generate_id)
+                   if anchor_tuples else None)
+        return _emitted_task_ids(targets, direct_task, need_task_ids)
+
+    def ack(self, tup):
+        """pystorm's ``Bolt.ack`` with ``ShellBolt.handleAck``."""
+        tup_id = tup.id if isinstance(tup, self._tuple) else tup
+        tuple_ = (self._inputs.pop(tup_id, None)
+                  if tup_id.__class__ is str and not self._dead else None)
+        if tuple_ is None:
+            self._not_taken(tup_id, "ack", "Acked")
+            return
+        executor = self._executor
+        if executor.full:
+            executor.input_taken()
+        executor.acked(self._task_id, tuple_)
+
+    def fail(self, tup):
+        """pystorm's ``Bolt.fail`` with ``ShellBolt.handleFail``."""
+        tup_id = tup.id if isinstance(tup, self._tuple) else tup
+        tuple_ = (self._inputs.pop(tup_id, None)
+                  if tup_id.__class__ is str and not self._dead else None)
+        if tuple_ is None:
+            self._not_taken(tup_id, "fail", "Failed")
+            return
+        executor = self._executor
+        if executor.full:
+            executor.input_taken()
+        executor.failed(self._task_id, tuple_)
+
+    def _not_taken(self, tup_id, command, verb):
+        """An ack or fail of ``tup_id`` that took no pending input: what is wrong with it
+        said as the message path says it (nothing once dead)."""
+        if tup_id.__class__ is not str:  # the checked path says what is wrong with it
+            self._received({"command": command, "id": tup_id})
+        elif not self._dead:
+            self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
+
+
+class DirectInProcessSpout(DirectInProcessComponent):
+    """A spout called past pystorm's plumbing: the executor's command goes to its callback
+    as pystorm's ``Spout._run`` does, then the sync; an ``emit`` (where :func:`direct_calls`
+    allows) goes straight to the executor's ``spout_emit`` (ShellSpout's), with no message
+    dict, no action and no copy beyond the emitted values' list."""
+
+    def __init__(self, component_id, component_class, on_action, on_died, executor, task_id,
+                 calls):
+        super().__init__(component_id, component_class, SPOUT, on_action, on_died, executor,
+                         task_id)
+        from pystorm import Spout
+
+        self._pystorm_emit = Spout.emit
+        if "emit" in calls:
+            self.component.emit = self._spout_emit
+
+    # -- what the executor writes
+
+    def write_spout_msg(self, command, message_id=""):
+        self._run_calls(self._spout_run, (command, message_id))
 
     def _spout_run(self, command, message_id):
         """pystorm's ``Spout._run`` on one command, then its sync."""
@@ -470,28 +613,6 @@ class DirectInProcessComponent(InProcessComponent):
 
     # -- what the component calls
 
-    def _bolt_emit(self, tup, stream=None, anchors=None, direct_task=None,
-                   need_task_ids=False):
-        """pystorm's ``Bolt.emit`` into ``ShellBolt.handleEmit``."""
-        component = self.component
-        if anchors is None:
-            anchors = component._current_tups if component.auto_anchor else ()
-        Tuple = self._tuple
-        anchor_ids = [a.id if isinstance(a, Tuple) else a for a in anchors]
-        if not (_plain_emit(tup, stream, direct_task) and _all_str(anchor_ids)):
-            return self._pystorm_emit(component, tup, stream, anchors, direct_task,
-                                      need_task_ids)
-        if self._dead:
-            return None
-        try:
-            targets = self._executor.bolt_emit(
-                self._task_id, DEFAULT_STREAM_ID if stream is None else stream, list(tup),
-                anchor_ids, direct_task)
-        except (MultilangProtocolError, GroupingError) as e:
-            self._executor._protocol_error(self._task_id, e)
-            return None
-        return _emitted_task_ids(targets, direct_task, need_task_ids)
-
     def _spout_emit(self, tup, tup_id=None, stream=None, direct_task=None,
                     need_task_ids=False):
         """pystorm's ``Spout.emit`` into ``ShellSpout``'s emit."""
@@ -509,26 +630,6 @@ class DirectInProcessComponent(InProcessComponent):
             return None
         return _emitted_task_ids(targets, direct_task, need_task_ids)
 
-    def _bolt_ack(self, tup):
-        """pystorm's ``Bolt.ack`` into ``ShellBolt.handleAck``."""
-        self._ack_or_fail(tup, "ack", self._executor.ack_input)
-
-    def _bolt_fail(self, tup):
-        """pystorm's ``Bolt.fail`` into ``ShellBolt.handleFail``."""
-        self._ack_or_fail(tup, "fail", self._executor.fail_input)
-
-    def _ack_or_fail(self, tup, command, handle):
-        tup_id = tup.id if isinstance(tup, self._tuple) else tup
-        if tup_id.__class__ is not str:  # the checked path says what is wrong with it
-            self._received({"command": command, "id": tup_id})
-            return
-        if self._dead:
-            return
-        try:
-            handle(self._task_id, tup_id)
-        except MultilangProtocolError as e:
-            self._executor._protocol_error(self._task_id, e)
-
 
 # What a namedtuple's generated __new__ calls, without the call through it.
 _new_tuple = tuple.__new__
@@ -539,6 +640,21 @@ def _plain_emit(tup, stream, direct_task):
     (anything else takes pystorm's own emit, whose checks then speak)."""
     return (tup.__class__ in (list, tuple) and (stream is None or stream.__class__ is str)
             and (direct_task is None or direct_task.__class__ is int))
+
+
+_SEQUENCES = (list, tuple)
+
+
+def _anchor_ids(anchors, tuple_class):
+    """The ids of ``anchors`` (pystorm ``Tuple``s or ids) as pystorm's ``emit`` reads them; None
+    when one is not a str (pystorm's emit then says what is wrong)."""
+    if anchors.__class__ is list and len(anchors) == 1:  # pystorm's auto-anchor
+        anchor_id = anchors[0]
+        if anchor_id.__class__ is tuple_class:
+            anchor_id = anchor_id.id
+        return (anchor_id,) if anchor_id.__class__ is str else None
+    anchor_ids = [a.id if isinstance(a, tuple_class) else a for a in anchors]
+    return anchor_ids if _all_str(anchor_ids) else None
 
 
 def _all_str(values):
@@ -567,12 +683,12 @@ class InProcessExecutor(object):
     def launch_children(self):
         conf = self.context.storm_conf
         calls = direct_calls(self.component_class, self.kind)
+        direct = DirectInProcessBolt if self.kind == BOLT else DirectInProcessSpout
         for task_id in self.task_ids:
             on_action = (lambda action, task_id=task_id: self.on_action(task_id, action))
             if calls:
-                component = DirectInProcessComponent(
-                    self.component_id, self.component_class, self.kind, on_action,
-                    self._died, self, task_id, calls)
+                component = direct(self.component_id, self.component_class, on_action,
+                                   self._died, self, task_id, calls)
             else:
                 component = InProcessComponent(self.component_id, self.component_class,
                                                self.kind, on_action, self._died)
@@ -587,9 +703,17 @@ class InProcessExecutor(object):
 
 
 class InProcessBoltExecutor(InProcessExecutor, ShellBoltExecutor):
-    """A streamparse bolt in process: ShellBolt's executor, its child replaced."""
+    """A streamparse bolt in process: ShellBolt's executor, its child replaced; a task's
+    :class:`DirectInProcessBolt` takes its tuples itself."""
 
     kind = BOLT
+
+    def receive(self, tuple_, task_id=None):
+        process = self.processes.get(self.task_ids[0] if task_id is None else task_id)
+        if process.__class__ is DirectInProcessBolt:
+            process.execute(tuple_)
+        else:
+            super().receive(tuple_, task_id)
 
 
 class InProcessSpoutExecutor(InProcessExecutor, ShellSpoutExecutor):

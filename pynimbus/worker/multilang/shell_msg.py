@@ -132,19 +132,16 @@ def spout_action(msg):
     return _common_action(msg)
 
 
-class ShellBoltInputs:
+class ShellBoltInputs(dict):
     """Port of ``ShellBolt._inputs``: the input tuples handed to the child and not yet acked or
-    failed, by the id of their ``BoltMsg``. Tuples are whatever the executor uses for them."""
+    failed, by the id of their ``BoltMsg``. Tuples are whatever the executor uses for them.
+    A dict of them, so that an in-process bolt's hot path reads it with dict operations."""
 
-    def __init__(self):
-        self._by_id = {}
-
-    def __len__(self):
-        return len(self._by_id)
+    __slots__ = ()
 
     def put(self, tuple_id, input_tuple):
         """``execute``: remember the tuple written under ``tuple_id``."""
-        self._by_id[tuple_id] = input_tuple
+        self[tuple_id] = input_tuple
 
     def anchors(self, anchor_ids):
         """``handleEmit``: the input tuples an emit anchored to ``anchor_ids`` is anchored to.
@@ -152,11 +149,10 @@ class ShellBoltInputs:
         :raises MultilangProtocolError: an anchor names no pending input ("Anchored onto ...
             after ack/fail", which kills the bolt in Storm).
         """
-        by_id = self._by_id
         try:
-            return [by_id[anchor] for anchor in anchor_ids]
+            return [self[anchor] for anchor in anchor_ids]
         except KeyError as e:
-            raise MultilangProtocolError("Anchored onto %s after ack/fail" % e.args[0])
+            raise anchored_after_ack(e.args[0])
 
     def take(self, tuple_id, verb):
         """``handleAck``/``handleFail`` (``verb`` "Acked" or "Failed"): remove and return the
@@ -165,10 +161,21 @@ class ShellBoltInputs:
         :raises MultilangProtocolError: the id names no pending input.
         """
         try:
-            return self._by_id.pop(tuple_id)
+            return self.pop(tuple_id)
         except KeyError:
-            raise MultilangProtocolError(
-                "%s a non-existent or already acked/failed id: %s" % (verb, tuple_id))
+            raise not_pending(verb, tuple_id)
+
+
+def anchored_after_ack(anchor_id):
+    """ShellBolt's error for an emit anchored to ``anchor_id``, no pending input."""
+    return MultilangProtocolError("Anchored onto %s after ack/fail" % anchor_id)
+
+
+def not_pending(verb, tuple_id):
+    """ShellBolt's error for an ack or fail (``verb`` "Acked" or "Failed") of ``tuple_id``, no
+    pending input."""
+    return MultilangProtocolError(
+        "%s a non-existent or already acked/failed id: %s" % (verb, tuple_id))
 
 
 def needs_task_ids_reply(emit):
