@@ -92,6 +92,19 @@ COMPONENTS = '''
             super()._run()
 
 
+    class ReenteringBolt(Bolt):
+        """Calls the hook the test sets (a delivery of another tuple) in its process."""
+        hook = None
+
+        def process(self, tup):
+            SEEN["calls"].append("start " + tup.values[0])
+            hook, ReenteringBolt.hook = ReenteringBolt.hook, None
+            if hook is not None:
+                hook()
+            self.emit([tup.values[0], 0])
+            SEEN["calls"].append("end " + tup.values[0])
+
+
     class ReliableWords(ReliableSpout):
         pass
 
@@ -317,6 +330,22 @@ def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(
     assert SEEN["task ids"] == [[9]]
     [death] = worker.deaths
     assert "Acked a non-existent or already acked/failed id: 1" in death
+
+
+def test_a_tuple_delivered_while_the_bolt_processes_one_waits_for_its_end(resources,
+                                                                           host_path):
+    """Calls never nest: a tuple handed to the executor from inside ``process`` (as a worker
+    delivering at once would) is processed once the running one is done, and both are
+    emitted from and acked in that order."""
+    from inproc_components import SEEN, ReenteringBolt
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "ReenteringBolt")
+    ReenteringBolt.hook = lambda: bolt.receive(
+        executor.TupleImpl(1, "sentences", "default", ["second", 0], UNANCHORED), 2)
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["first", 0], UNANCHORED), 2)
+    assert SEEN["calls"] == ["start first", "end first", "start second", "end second"]
+    assert [values for *_, values in worker.transferred] == [["first", 0], ["second", 0]]
+    assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
 def test_values_not_matching_the_declared_fields_raise_pystorms_type_error(resources,

@@ -49,7 +49,7 @@ from twisted.internet import defer
 from pynimbus.worker.executor import (
     SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
 from pynimbus.worker.groupings import GroupingError
-from pynimbus.worker.message_id import bolt_emit_message_ids
+from pynimbus.worker.message_id import MessageId, bolt_emit_message_ids
 from pynimbus.worker.multilang.shell_msg import (
     DEFAULT_STREAM_ID, Ack, Emit, Fail, MultilangProtocolError, ShellLog, Sync,
     anchored_after_ack, bolt_action, bolt_msg, not_pending, shell_log_level_name, shell_msg,
@@ -423,6 +423,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
         self._inputs = executor.inputs[task_id]
         self._tasks_fns = executor.tasks_fns
         self._send = executor.send
+        self._transfer = executor.context.transfer
         self._generate_id = executor.context.generate_id
         self._now_ms = executor.context.now_ms
         self._stats = executor.stats
@@ -441,7 +442,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
         """``ShellBolt.execute`` of ``tuple_`` with pystorm's ``Bolt._run`` on it; queued
         behind a call under way (never nested)."""
         if self._running or self._dead:
-            self._run_calls(self.execute, (tuple_,))
+            self._run_calls(self._execute, (tuple_,))
             return
         self._running = True
         try:
@@ -529,11 +530,27 @@ class DirectInProcessBolt(DirectInProcessComponent):
         except GroupingError as e:
             self._executor._protocol_error(task_id, e)
             return None
-        # unanchored: every tuple UNANCHORED, no ids drawn
-        self._send(task_id, stream, values, targets,
-                   bolt_emit_message_ids(anchor_tuples, targets, self._generate_id)
-                   if anchor_tuples else None)
+        if len(anchor_tuples) == 1 and anchor_tuples[0].message_id.anchors_to_ids:
+            self._send_anchored_to_one(task_id, stream, values, targets, anchor_tuples[0])
+        else:  # unanchored: every tuple UNANCHORED, no ids drawn
+            self._send(task_id, stream, values, targets,
+                       bolt_emit_message_ids(anchor_tuples, targets, self._generate_id)
+                       if anchor_tuples else None)
         return _emitted_task_ids(targets, direct_task, need_task_ids)
+
+    def _send_anchored_to_one(self, task_id, stream, values, targets, anchor):
+        """The executor's ``send`` of an emit anchored to one input of a tree (pystorm's
+        auto-anchor), with the message ids of :func:`bolt_emit_message_ids` drawn in the same
+        loop (as executor.clj's ``bolt-emit`` does)."""
+        root_ids = anchor.message_id.anchors_to_ids
+        transfer = self._transfer
+        generate_id = self._generate_id
+        for target in targets:
+            edge_id = generate_id()
+            anchor.ack_val ^= edge_id
+            transfer(target, task_id, stream, MessageId(dict.fromkeys(root_ids, edge_id)),
+                     values)
+        self._stats.emitted_to(stream, len(targets))
 
     def ack(self, tup):
         """pystorm's ``Bolt.ack`` with ``ShellBolt.handleAck``."""
