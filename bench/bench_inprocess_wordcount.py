@@ -11,7 +11,8 @@ runner gives it (``streamparse_run -s SERIALIZER wc_split_bolt.SplitBolt``), so 
 worker runs it in process unless ``pynimbus.worker.inprocess`` is false, and the Java worker
 runs it through ``ShellBolt``/``ShellSpout`` with ``streamparse_run`` from the virtualenv (put
 first on the PATH the supervisors and their workers inherit).  Conf: acking on,
-``topology.max.spout.pending`` 500, stats sample rate 1, the corpus of SENTENCES sentences.
+``topology.max.spout.pending`` 500, stats sample rate 1 (``--sample-rate``: Storm's default is
+0.05), the corpus of SENTENCES sentences.
 
 Cells: python in-process; python subprocess JSON; python subprocess msgpack; java subprocess
 JSON (Storm 1.2.4 has no multilang msgpack serializer: skipped with the reason, as the harness
@@ -29,7 +30,8 @@ writes the counts changed at each tick tuple (every second): a word count whose 
 light, so that the figures are more of the runtime's.
 
 Run: ``python bench/bench_inprocess_wordcount.py [--sentences N] [--runs N] [--workers N]
-[--cells python-inprocess,python-json,python-msgpack,java-json] [--count-bolt file|tick]``.
+[--cells python-inprocess,python-json,python-msgpack,java-json] [--count-bolt file|tick]
+[--sample-rate R]``.
 """
 
 import argparse
@@ -79,10 +81,11 @@ def runner_word_count(serializer, count_bolt="file"):
     return topology
 
 
-def cell_conf(cell, num_workers, output, acked):
+def cell_conf(cell, num_workers, output, acked, sample_rate):
     serializer = cell.split("-")[1]
     serializer = "json" if serializer == "inprocess" else serializer
     conf = harness.topology_conf(num_workers, serializer, output, acked)
+    conf["topology.stats.sample.rate"] = sample_rate
     conf["pynimbus.worker.inprocess"] = cell == "python-inprocess"
     if serializer == "msgpack":
         conf["topology.multilang.serializer"] = MSGPACK_SERIALIZER
@@ -101,7 +104,8 @@ def cpu_used(before, after):
     return sum(cpu - (before.get(pid) or 0) for pid, cpu in after.items() if cpu is not None)
 
 
-def one_run(side, nimbus_port, workdir, name, cell, num_workers, corpus, count_bolt):
+def one_run(side, nimbus_port, workdir, name, cell, num_workers, corpus, count_bolt,
+            sample_rate):
     """Submit, time and kill one word count; return (tuples/s, exact, CPU s of the workers
     and their multilang children, tuples per CPU second).  The time runs from the first
     counted word (the tick count bolt: the first acked sentence, as its counts come out only
@@ -109,7 +113,7 @@ def one_run(side, nimbus_port, workdir, name, cell, num_workers, corpus, count_b
     output = os.path.join(workdir, name + "-counts.txt")
     acked = os.path.join(workdir, name + "-acked.txt")
     acked_size = sum(len(str(i)) + 1 for i in range(len(corpus)))
-    serializer, conf = cell_conf(cell, num_workers, output, acked)
+    serializer, conf = cell_conf(cell, num_workers, output, acked, sample_rate)
     with NimbusClient("127.0.0.1", nimbus_port, timeout=30) as client:
         storm_id = submit(client, name, word_count_jar(corpus, WORD_COUNT_SCRIPTS + (
             COUNT_BOLTS["tick"][0],)), runner_word_count(serializer, count_bolt), conf)
@@ -174,10 +178,10 @@ def bench(args):
     os.environ["PATH"] = VENV_BIN + os.pathsep + os.environ.get("PATH", "")
     corpus = (CORPUS * (args.sentences // len(CORPUS) + 1))[:args.sentences]
     print("pystorm word count by streamparse_run: %d sentences (%d words), count bolt %s, "
-          "%d worker(s), acking on, max spout pending %d, %d run(s) per cell; noisy shared "
-          "machine: compare medians" % (len(corpus), sum(len(line.split()) for line in corpus),
-                                        args.count_bolt, args.workers,
-                                        harness.MAX_SPOUT_PENDING, args.runs))
+          "%d worker(s), acking on, max spout pending %d, stats sample rate %g, %d run(s) per "
+          "cell; noisy shared machine: compare medians"
+          % (len(corpus), sum(len(line.split()) for line in corpus), args.count_bolt,
+             args.workers, harness.MAX_SPOUT_PENDING, args.sample_rate, args.runs))
     sys.stdout.flush()
     results = {}
     with ZooKeeperServer() as zookeeper, pynimbus_target("1.x", zookeeper) as target, \
@@ -202,7 +206,8 @@ def bench(args):
                     for cell in runnable:
                         name = "inproc-%s-%d" % (cell, run)
                         figures = one_run(side, target.port, workdir, name, cell,
-                                          args.workers, corpus, args.count_bolt)
+                                          args.workers, corpus, args.count_bolt,
+                                          args.sample_rate)
                         results.setdefault(cell, []).append(figures)
                         print("%-17s run %d: %8.0f tuples/s  counts %s  CPU %.2f s  "
                               "%8.0f tuples/CPU s" % (cell, run + 1, figures[0],
@@ -218,6 +223,9 @@ def main():
     parser.add_argument("--sentences", type=int, default=harness.SENTENCES)
     parser.add_argument("--runs", type=int, default=harness.RUNS)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--sample-rate", type=float, default=1.0,
+                        help="topology.stats.sample.rate of every cell (Storm's default: "
+                        "0.05)")
     parser.add_argument("--cells", default=",".join(CELLS))
     parser.add_argument("--count-bolt", choices=sorted(COUNT_BOLTS), default="file",
                         help="file: a line per counted word (wc_count_bolt.py); tick: counts "
