@@ -7,13 +7,15 @@ the conf and context the multilang handshake would give (the same JSON values), 
 serializer is the in-memory one of :mod:`pynimbus.worker.pystorm_host`; so ``emit``, anchors,
 pystorm's auto-ack and auto-fail, ``need_task_ids``, ticks, ``log``, ``raise_exception`` and
 metrics calls run as under Storm.  Where the class keeps pystorm's own loop body and
-``emit``/``ack``/``fail`` (:func:`direct_calls`), those are called past: the executor's tuple
-goes straight to ``process`` and an emit or ack straight to the handlers of the ShellBolt and
-ShellSpout executors of :mod:`pynimbus.worker.executor`, which do the routing, anchoring,
-acking, max spout pending and stats for every path; what a class overrides keeps pystorm's
-message, read back with the multilang checks (``shell_msg``).  Values travel between the
-executors of a worker as the Python objects emitted (a copy of the list), and through the
-transport's msgpack to other workers.
+``emit``/``ack``/``fail`` (:func:`direct_calls`), those are called past: a bolt is fused with
+its ShellBolt executor (:class:`DirectInProcessBolt`: the executor's tuple goes straight to
+``process``, an emit or ack straight to the executor's bookkeeping), and a spout's command
+goes straight to its callback and its emit to ShellSpout's handler
+(:class:`DirectInProcessSpout`); the executors of :mod:`pynimbus.worker.executor` keep the
+routing, anchoring, acking, max spout pending and stats of every path.  What a class
+overrides keeps pystorm's message, read back with the multilang checks (``shell_msg``).
+Values travel between the executors of a worker as the Python objects emitted (a copy of the
+list), and through the transport's msgpack to other workers.
 
 How it runs (the choice, documented): on the reactor thread, as Storm's executor thread calls
 a component.  A bolt's ``process`` runs when its executor takes a tuple (the worker delivers
@@ -554,37 +556,32 @@ class DirectInProcessBolt(DirectInProcessComponent):
 
     def ack(self, tup):
         """pystorm's ``Bolt.ack`` with ``ShellBolt.handleAck``."""
-        tup_id = tup.id if isinstance(tup, self._tuple) else tup
-        tuple_ = (self._inputs.pop(tup_id, None)
-                  if tup_id.__class__ is str and not self._dead else None)
-        if tuple_ is None:
-            self._not_taken(tup_id, "ack", "Acked")
-            return
-        executor = self._executor
-        if executor.full:
-            executor.input_taken()
-        executor.acked(self._task_id, tuple_)
+        tuple_ = self._take(tup, "ack", "Acked")
+        if tuple_ is not None:
+            self._executor.acked(self._task_id, tuple_)
 
     def fail(self, tup):
         """pystorm's ``Bolt.fail`` with ``ShellBolt.handleFail``."""
+        tuple_ = self._take(tup, "fail", "Failed")
+        if tuple_ is not None:
+            self._executor.failed(self._task_id, tuple_)
+
+    def _take(self, tup, command, verb):
+        """The pending input of ``tup`` (a pystorm ``Tuple`` or its id), taken out; None when
+        there is none, what is wrong said as the message path says it (nothing once dead)."""
         tup_id = tup.id if isinstance(tup, self._tuple) else tup
         tuple_ = (self._inputs.pop(tup_id, None)
                   if tup_id.__class__ is str and not self._dead else None)
         if tuple_ is None:
-            self._not_taken(tup_id, "fail", "Failed")
-            return
+            if tup_id.__class__ is not str:  # the checked path says what is wrong with it
+                self._received({"command": command, "id": tup_id})
+            elif not self._dead:
+                self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
+            return None
         executor = self._executor
         if executor.full:
             executor.input_taken()
-        executor.failed(self._task_id, tuple_)
-
-    def _not_taken(self, tup_id, command, verb):
-        """An ack or fail of ``tup_id`` that took no pending input: what is wrong with it
-        said as the message path says it (nothing once dead)."""
-        if tup_id.__class__ is not str:  # the checked path says what is wrong with it
-            self._received({"command": command, "id": tup_id})
-        elif not self._dead:
-            self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
+        return tuple_
 
 
 class DirectInProcessSpout(DirectInProcessComponent):
