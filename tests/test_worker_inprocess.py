@@ -15,7 +15,7 @@ from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentObject, GlobalStreamId, Grouping, NullStruct, ShellComponent, SpoutSpec,
     StormTopology)
 from pynimbus.worker import executor, inprocess, stats
-from pynimbus.worker.message_id import UNANCHORED
+from pynimbus.worker.message_id import UNANCHORED, MessageId
 
 COMPONENTS = '''
     import collections
@@ -92,6 +92,13 @@ COMPONENTS = '''
             super()._run()
 
 
+    class AnchoringBolt(Bolt):
+        def process(self, tup):
+            self.emit(["auto", 0])  # pystorm's auto-anchor: to tup
+            self.emit(["none", 0], anchors=[])
+            self.emit(["both", 0], anchors=[tup, tup.id])
+
+
     class ReenteringBolt(Bolt):
         """Calls the hook the test sets (a delivery of another tuple) in its process."""
         hook = None
@@ -164,7 +171,8 @@ class Worker:
 
     def executor(self, is_spout, component_id, task_id, component_class):
         kind = "spout" if is_spout else "bolt"
-        grouper = {"default": {"next": lambda task_id, values, load=None: [9]}}
+        grouper = {"default": {"next": lambda task_id, values, load=None: [9]},
+                   "__ack_ack": {"__acker": lambda task_id, values, load=None: [7]}}
         args = (self.context, component_id, [task_id], grouper, self.conf,
                 stats.ExecutorStatsCollector(kind, self.clock.seconds))
         return inprocess.mk_shell_executor(
@@ -330,6 +338,23 @@ def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(
     assert SEEN["task ids"] == [[9]]
     [death] = worker.deaths
     assert "Acked a non-existent or already acked/failed id: 1" in death
+
+
+def test_emits_are_anchored_as_storms_bolt_emit_anchors_them_and_the_ack_closes_the_xor(
+        resources, host_path):
+    """executor.clj bolt-emit: an emit anchored to the input (pystorm's auto-anchor) gets one
+    new edge id under the input's root, ``anchors=[]`` none, two anchors one edge id each
+    XORed together; the ack tells the acker the input's edge id XOR all of them."""
+    worker = Worker(has_ackers=True)
+    bolt = started_bolt(resources, worker, "AnchoringBolt")
+    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["x", 0],
+                                    MessageId({100: 64})), 2)
+    assert worker.transferred == [
+        (9, 2, "default", MessageId({100: 1}), ["auto", 0]),
+        (9, 2, "default", UNANCHORED, ["none", 0]),
+        (9, 2, "default", MessageId({100: 2 ^ 3}), ["both", 0]),
+        (7, 2, "__ack_ack", UNANCHORED, [100, 64 ^ 1 ^ 2 ^ 3])]
+    assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
 def test_a_tuple_delivered_while_the_bolt_processes_one_waits_for_its_end(resources,
