@@ -203,27 +203,21 @@ class Executor(object):
     def send_to_acker(self, task_id, stream, values):
         """An unanchored emit of ``task_id`` on one of the acker's streams: the topology's
         only acker task takes it without a grouping (its fields grouping has no other
-        choice), at once when it is local; else the grouping picks it."""
+        choice), at once when it is local (an ``__ack_ack`` as ``receive_ack``: its ids are
+        this worker's ints); else the grouping picks it."""
         acker_task = self._acker_task
         if acker_task is None:
             self.emit(task_id, stream, values)
             return
         acker = self._local_acker
         if acker is not None:
-            acker.receive_values(task_id, stream, values, acker_task)
+            if stream == ACKER_ACK_STREAM_ID:
+                acker.receive_ack(values[0], values[1])
+            else:
+                acker.receive_values(task_id, stream, values, acker_task)
         else:
             self.context.transfer(acker_task, task_id, stream, UNANCHORED, values)
         self.stats.emitted_to(stream, 1)
-
-    def ack_to_acker(self, task_id, root_id, ack_val):
-        """:meth:`send_to_acker` of the ``__ack_ack`` ``[root_id, ack_val]`` of ``task_id``: a
-        local acker takes it as ``receive_ack`` (its ids are this worker's ints)."""
-        acker = self._local_acker
-        if acker is None:
-            self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, ack_val])
-            return
-        acker.receive_ack(root_id, ack_val)
-        self.stats.emitted_to(ACKER_ACK_STREAM_ID, 1)
 
     def emit_acker_messages(self, task_id, acker_emits):
         """Send the acker's ``Emit`` values (to the acker by grouping, or to a spout task)."""
@@ -334,12 +328,12 @@ class ShellBoltExecutor(ShellExecutor):
         self._next_tuple_id = 0
         self.receive_buffer_size = self.context.storm_conf.get(
             TOPOLOGY_EXECUTOR_RECEIVE_BUFFER_SIZE, DEFAULT_RECEIVE_BUFFER_SIZE)
-        self.full = False  # has_room said no, and the worker is not yet told of room again
+        self._full = False  # has_room said no, and the worker is not yet told of room again
 
     def has_room(self):
         full = any(len(inputs) >= self.receive_buffer_size
                    for inputs in self.inputs.values())
-        self.full = self.full or full
+        self._full = self._full or full
         return not full
 
     def receive(self, tuple_, task_id=None):
@@ -409,11 +403,8 @@ class ShellBoltExecutor(ShellExecutor):
         if self.context.has_ackers:
             ack_val = tuple_.ack_val
             for root_id, edge_id in tuple_.message_id.anchors_to_ids.items():
-                self.ack_to_acker(task_id, root_id, edge_id ^ ack_val)
-        start_ms = tuple_.process_sample_start_ms
-        if start_ms is not None:  # _record_input, inline: every acked tuple passes here
-            self.stats.acked(tuple_.source_component, tuple_.stream,
-                             self.context.now_ms() - start_ms)
+                self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, edge_id ^ ack_val])
+        self._record_input(tuple_, self.stats.acked)
 
     def failed(self, task_id, tuple_):
         """executor.clj bolt ``fail`` of an input taken out of the pending ones, counted for a
@@ -425,14 +416,14 @@ class ShellBoltExecutor(ShellExecutor):
     def _take_input(self, task_id, tuple_id, verb):
         """The pending input of ``tuple_id``, taken out (:meth:`input_taken`)."""
         tuple_ = self.inputs[task_id].take(tuple_id, verb)
-        if self.full:
-            self.input_taken()
+        self.input_taken()
         return tuple_
 
     def input_taken(self):
-        """An input left a full executor: the worker is told once it has room again."""
-        if self.full and self.has_room():
-            self.full = False
+        """An input left the executor: if it was full, the worker is told once it has room
+        again."""
+        if self._full and self.has_room():
+            self._full = False
             self.context.room_again()
 
     def _record_input(self, tuple_, record):

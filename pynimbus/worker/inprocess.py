@@ -388,15 +388,12 @@ class DirectInProcessComponent(InProcessComponent):
         self._running = True
         try:
             call(*args)
-            self._run_queued_calls()
+            calls = self._calls
+            while calls and not self._dead:
+                call, args = calls.popleft()
+                call(*args)
         finally:
             self._running = False
-
-    def _run_queued_calls(self):
-        calls = self._calls
-        while calls and not self._dead:
-            call, args = calls.popleft()
-            call(*args)
 
 
 class DirectInProcessBolt(DirectInProcessComponent):
@@ -443,16 +440,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
     def execute(self, tuple_):
         """``ShellBolt.execute`` of ``tuple_`` with pystorm's ``Bolt._run`` on it; queued
         behind a call under way (never nested)."""
-        if self._running or self._dead:
-            self._run_calls(self._execute, (tuple_,))
-            return
-        self._running = True
-        try:
-            self._execute(tuple_)
-            if self._calls:
-                self._run_queued_calls()
-        finally:
-            self._running = False
+        self._run_calls(self._execute, (tuple_,))
 
     def _execute(self, tuple_):
         self._next_id += 1
@@ -578,9 +566,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
             elif not self._dead:
                 self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
             return None
-        executor = self._executor
-        if executor.full:
-            executor.input_taken()
+        self._executor.input_taken()
         return tuple_
 
 
