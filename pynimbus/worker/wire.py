@@ -69,24 +69,42 @@ def encode_message(packer, dest_task, source_task, stream_id, message_id, values
     :raises UnencodableValue: when a task id is not an int, the stream not a str, the message
         id not a map of int to int, or a value not of msgpack's types (its type is named).
     """
-    if type(dest_task) is not int or type(source_task) is not int:
-        raise UnencodableValue("task ids must be integers, not %s and %s"
-                               % (type(dest_task).__name__, type(source_task).__name__))
-    if not isinstance(stream_id, str):
-        raise UnencodableValue("stream id must be a string, not %s" % type(stream_id).__name__)
-    if not isinstance(message_id, dict) or not all(
-            type(k) is int and type(v) is int for k, v in message_id.items()):
-        raise UnencodableValue("message id of a tuple on stream %r must map root ids to edge "
-                               "ids (integers): %r" % (stream_id, message_id))
-    if not isinstance(values, (list, tuple)):
-        raise UnencodableValue("values of a tuple on stream %r must be a list, not %s"
-                               % (stream_id, type(values).__name__))
+    if (dest_task.__class__ is not int or source_task.__class__ is not int
+            or stream_id.__class__ is not str or message_id.__class__ is not dict
+            or values.__class__ not in _SEQUENCES):
+        _check_fields(dest_task, source_task, stream_id, message_id, values)
+    for root_id, edge_id in message_id.items():  # a loop: all() of a generator costs more
+        if root_id.__class__ is not int or edge_id.__class__ is not int:
+            raise _unencodable_message_id(stream_id, message_id)
     try:
         return packer.pack((dest_task, source_task, stream_id, message_id, values))
     except (TypeError, OverflowError, ValueError) as e:
         raise UnencodableValue("a tuple on stream %r from task %d holds a value msgpack cannot "
                                "carry (%s); values must be None, bool, int (64 bits), float, "
                                "str, bytes, list or dict" % (stream_id, source_task, e))
+
+
+_SEQUENCES = (list, tuple)
+
+
+def _check_fields(dest_task, source_task, stream_id, message_id, values):
+    """What ``encode_message`` refuses of the fields it does not find of the exact types:
+    raises with the reason, or returns for subclasses of them."""
+    if type(dest_task) is not int or type(source_task) is not int:
+        raise UnencodableValue("task ids must be integers, not %s and %s"
+                               % (type(dest_task).__name__, type(source_task).__name__))
+    if not isinstance(stream_id, str):
+        raise UnencodableValue("stream id must be a string, not %s" % type(stream_id).__name__)
+    if not isinstance(message_id, dict):
+        raise _unencodable_message_id(stream_id, message_id)
+    if not isinstance(values, _SEQUENCES):
+        raise UnencodableValue("values of a tuple on stream %r must be a list, not %s"
+                               % (stream_id, type(values).__name__))
+
+
+def _unencodable_message_id(stream_id, message_id):
+    return UnencodableValue("message id of a tuple on stream %r must map root ids to edge ids "
+                            "(integers): %r" % (stream_id, message_id))
 
 
 def frame(encoded_messages):
@@ -156,13 +174,19 @@ def decode_frame(payload):
 
 
 def _addressed_tuple(message):
-    if not isinstance(message, list) or len(message) != 5:
+    if message.__class__ is not list or len(message) != 5:
         raise MalformedFrame("a message must be [dest_task, source_task, stream_id, "
                              "message_id, values], not %.200r" % (message,))
     dest_task, source_task, stream_id, message_id, values = message
-    if (type(dest_task) is not int or type(source_task) is not int
-            or not isinstance(stream_id, str) or not isinstance(values, list)
-            or not isinstance(message_id, dict)
-            or not all(type(k) is int and type(v) is int for k, v in message_id.items())):
-        raise MalformedFrame("a message has fields of the wrong types: %.200r" % (message,))
-    return AddressedTuple(dest_task, source_task, stream_id, message_id, values)
+    if (dest_task.__class__ is not int or source_task.__class__ is not int
+            or stream_id.__class__ is not str or values.__class__ is not list
+            or message_id.__class__ is not dict):
+        raise _wrong_types(message)
+    for root_id, edge_id in message_id.items():
+        if root_id.__class__ is not int or edge_id.__class__ is not int:
+            raise _wrong_types(message)
+    return tuple.__new__(AddressedTuple, message)  # AddressedTuple(*message), unchecked
+
+
+def _wrong_types(message):
+    return MalformedFrame("a message has fields of the wrong types: %.200r" % (message,))
