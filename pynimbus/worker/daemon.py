@@ -385,9 +385,15 @@ class WorkerDaemon(object):
 
     def throttled(self):
         """A spout waits while a remote worker's send buffer or a local executor is full
-        (the throttle Storm's full disruptor queues put on a spout)."""
-        return (any(client.backpressure for client in self.clients.values())
-                or not all(executor.has_room() for executor in self._bolts))
+        (the throttle Storm's full disruptor queues put on a spout).  Asked before each
+        nextTuple: loops, as generators for any() and all() cost more than the checks."""
+        for client in self.clients.values():
+            if client.backpressure:
+                return True
+        for executor in self._bolts:
+            if not executor.has_room():
+                return True
+        return False
 
     def room_again(self):
         """A full executor drained: read again from the connections paused for it."""

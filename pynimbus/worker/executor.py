@@ -331,10 +331,12 @@ class ShellBoltExecutor(ShellExecutor):
         self._full = False  # has_room said no, and the worker is not yet told of room again
 
     def has_room(self):
-        full = any(len(inputs) >= self.receive_buffer_size
-                   for inputs in self.inputs.values())
-        self._full = self._full or full
-        return not full
+        size = self.receive_buffer_size
+        for inputs in self.inputs.values():
+            if len(inputs) >= size:
+                self._full = True
+                return False
+        return True
 
     def receive(self, tuple_, task_id=None):
         task_id = self.task_ids[0] if task_id is None else task_id
