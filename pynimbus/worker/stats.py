@@ -276,7 +276,8 @@ rotation on time)."""
 class _CountAndLatency:
     """One key's count and latency of the same events (acks with their latency, executes
     with theirs).  Its recorders do ``incBy(rate)`` on ``count`` and ``record(latency_ms)``
-    on ``latency`` inline: a method for it cost 2% of an in-process worker's time."""
+    on ``latency`` inline: a method for it was an eighth of a bolt's ``acked`` (24 of
+    199 ns), which runs for every tuple at sample rate 1."""
 
     __slots__ = ("count", "latency")
 
