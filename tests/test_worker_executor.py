@@ -6,7 +6,8 @@ import pytest
 from twisted.internet import task
 
 from pynimbus.worker import executor, stats
-from pynimbus.worker.message_id import UNANCHORED
+from pynimbus.worker.groupings import FieldsGrouper
+from pynimbus.worker.message_id import UNANCHORED, MessageId
 from pynimbus.worker.multilang.shell_msg import Ack, Sync
 
 
@@ -151,3 +152,39 @@ def test_a_full_shell_bolt_has_no_room_until_an_ack():
     assert bolt.has_room() and rooms == [1]
     bolt.on_action(5, Ack(bolt.processes[5].written[1]))
     assert rooms == [1]
+
+
+# -- acker messages: to the acker task the fields grouping picks, at once when it is local
+
+
+def test_an_ack_goes_at_once_to_a_local_acker_and_by_transfer_to_a_remote_one():
+    """With two acker tasks (Storm's default of one acker per worker, two workers), each
+    root's ``__ack_ack`` goes to the task the fields grouping on its root id picks: the
+    local acker's entry takes it in the bolt's call, the other task's goes by ``transfer``;
+    both are counted as emitted on ``__ack_ack``."""
+    clock = task.Clock()
+    transferred = []
+    fields = dict.fromkeys(executor.WorkerContext._fields)
+    fields.update(reactor=clock, compat="1.x", storm_conf={}, has_ackers=True,
+                  now_ms=lambda: 1000,
+                  transfer=lambda *message: transferred.append(message))
+    ctx = executor.WorkerContext(**fields)
+    to_ackers = FieldsGrouper(["id", "ack-val"], ["id"], [7, 8])
+    bolt_stats = stats.ExecutorStatsCollector("bolt", clock.seconds, 1.0)
+    bolt = executor.ShellBoltExecutor(
+        ctx, "split", [2], {"__ack_ack": {"__acker": to_ackers}}, {}, bolt_stats,
+        command=None, on_child_died=None)
+    local_acker = executor.AckerExecutor(ctx, "__acker", [7], {}, {},
+                                         stats.ExecutorStatsCollector("bolt", clock.seconds))
+    bolt.found_local_executors({2: bolt, 7: local_acker})
+    roots = {}
+    for root in range(100, 200):
+        roots.setdefault(to_ackers(2, [root, 0])[0], root)
+    local_root, remote_root = roots[7], roots[8]
+    input_tuple = executor.TupleImpl(1, "sentences", "default", ["x"],
+                                     MessageId({local_root: 5, remote_root: 9}))
+    input_tuple.ack_val = 3
+    bolt.acked(2, input_tuple)
+    assert local_acker.acker.pending.get(local_root).val == 5 ^ 3
+    assert transferred == [(8, 2, "__ack_ack", UNANCHORED, [remote_root, 9 ^ 3])]
+    assert bolt_stats.emitted_counts["__ack_ack"].current == 2

@@ -101,7 +101,7 @@ class Executor(object):
         self._acker_task = only_target_task(
             stream_to_component_to_grouper.get(ACKER_ACK_STREAM_ID)
             or stream_to_component_to_grouper.get(ACKER_INIT_STREAM_ID))
-        self._local_acker = None  # see found_local_executors
+        self._local_ackers = {}  # {task: acker executor}, see found_local_executors
         self.component_conf = component_conf
         self.stats = stats
         self._tick_loop = None
@@ -195,24 +195,28 @@ class Executor(object):
         self.stats.emitted_to(stream, len(targets))
 
     def found_local_executors(self, task_to_executor):
-        """The worker built its executors (``{task: executor}``): a local acker that takes
-        tuples at once gets this executor's acker messages by a direct call."""
-        acker = task_to_executor.get(self._acker_task)
-        self._local_acker = acker if acker is not None and acker.receives_at_once else None
+        """The worker built its executors (``{task: executor}``): the local acker tasks,
+        which take tuples at once, get this executor's acker messages by a direct call."""
+        self._local_ackers = {task: executor for task, executor in task_to_executor.items()
+                              if executor.component_id == ACKER_COMPONENT_ID
+                              and executor.receives_at_once}
 
     def send_to_acker(self, task_id, stream, values):
-        """An unanchored emit of ``task_id`` on one of the acker's streams: the topology's
-        only acker task takes it without a grouping (its fields grouping has no other
-        choice), at once when it is local (an ``__ack_ack`` as ``receive_ack``: its ids are
-        this worker's ints); else the grouping picks it."""
+        """An unanchored emit of ``task_id`` on one of the acker's streams, to the acker task
+        its fields grouping picks (the topology's only acker task without the hash, as the
+        grouping has no other choice): at once when that task is local (an ``__ack_ack`` as
+        ``receive_ack``: its ids are this worker's ints), else by ``transfer``."""
         acker_task = self._acker_task
         if acker_task is None:
-            self.emit(task_id, stream, values)
-            return
-        acker = self._local_acker
+            targets = self.out_tasks(task_id, stream, values)
+            if len(targets) != 1:
+                self.send(task_id, stream, values, targets)
+                return
+            acker_task = targets[0]
+        acker = self._local_ackers.get(acker_task)
         if acker is not None:
             if stream == ACKER_ACK_STREAM_ID:
-                acker.receive_ack(values[0], values[1])
+                acker.receive_ack(values[0], values[1], acker_task)
             else:
                 acker.receive_values(task_id, stream, values, acker_task)
         else:
@@ -256,13 +260,13 @@ class AckerExecutor(Executor):
         if emits:
             self.emit_acker_messages(task_id, emits)
 
-    def receive_ack(self, root_id, ack_val):
-        """A local bolt's ``__ack_ack`` ``[root_id, ack_val]`` (its ack value an int): what
-        :meth:`receive_values` does with it, without the stream's dispatch or the values'
-        list.  Only for an executor of one task (the topology's only acker)."""
+    def receive_ack(self, root_id, ack_val, task_id):
+        """A local bolt's ``__ack_ack`` ``[root_id, ack_val]`` for acker task ``task_id``
+        (its ack value an int): what :meth:`receive_values` does with it, without the
+        stream's dispatch or the values' list."""
         emits = self.acker.ack(root_id, ack_val, self.context.now_ms())
         if emits:
-            self.emit_acker_messages(self.task_ids[0], emits)
+            self.emit_acker_messages(task_id, emits)
 
 
 class ShellExecutor(Executor):
