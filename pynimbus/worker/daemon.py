@@ -371,6 +371,15 @@ class WorkerDaemon(object):
         the executor has room for more (False pauses the connection until ``room_again``)."""
         executor = self.task_to_executor[task_id]
         task_to_component = self.task_to_component
+        if executor.receives_at_once:  # as ``transfer`` hands it a local tuple: no TupleImpl
+            receive_values = executor.receive_values
+
+            def receive_at_once(addressed_tuples):
+                for addressed in addressed_tuples:
+                    receive_values(addressed.source_task, addressed.stream_id, addressed.values,
+                                   task_id)
+                return executor.has_room()
+            return receive_at_once
 
         def receive(addressed_tuples):
             for addressed in addressed_tuples:
