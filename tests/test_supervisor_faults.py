@@ -150,7 +150,7 @@ class FaultRun:
         self.cluster = cluster
         self.count = count
         self.paths = {key: str(tmp_path / key) for key in ("received", "acked", "failed",
-                                                           "marker")}
+                                                           "emitted", "marker")}
         self.name = self.storm_id = None
 
     def submit(self, name, topology, topo_conf, wait_until):
@@ -203,8 +203,9 @@ def fault_run(cluster, tmp_path, wait_until):
 def test_a_worker_killed_mid_stream_is_relaunched_and_its_tuples_replayed(
         cluster, fault_run, wait_until):
     """At least once: the worker without the spout is killed with SIGKILL while the spout is
-    still emitting; its supervisor kills its orphaned multilang children and launches it
-    again, the spout replays what timed out, and every id reaches the sink and is acked."""
+    still emitting and tuples are in flight in it; its supervisor kills its orphaned
+    multilang children and launches it again, the spout replays what timed out, and every id
+    reaches the sink and is acked."""
     run = fault_run(2000)
     run.submit("at-least-once", numbers_into_sink(2),
                {"topology.workers": 2, "topology.message.timeout.secs": 3,
@@ -217,8 +218,7 @@ def test_a_worker_killed_mid_stream_is_relaunched_and_its_tuples_replayed(
     [victim_port] = set(workers) - {spout_port}
     victim_pid, victim_id = workers[victim_port]
     victim_pids = run.cluster.pids_of_worker(victim_id)
-    os.kill(victim_pid, signal.SIGKILL)
-    assert max(run.ids("received")) < run.count - 1, "the spout had finished: not mid-stream"
+    kill_with_tuples_in_flight(run, victim_pid, wait_until)
 
     def relaunched():
         worker = run.cluster.workers_of(run.storm_id).get(victim_port)
@@ -229,6 +229,20 @@ def test_a_worker_killed_mid_stream_is_relaunched_and_its_tuples_replayed(
     wait_until(run.every_id_received_and_acked, timeout=RUN_SECS,
                what="every id received and acked")
     assert run.ids("failed"), "no tuple was lost with the killed worker, nothing replayed"
+
+
+def kill_with_tuples_in_flight(run, victim_pid, wait_until):
+    """SIGKILL the worker ``victim_pid`` with tuples in flight in it: stopped first
+    (SIGSTOP), it takes what the spout goes on emitting into its socket and does nothing with
+    it, so 20 ids emitted meanwhile (shuffled to its sink task, or their trees on its acker)
+    die with it and time out.  Killed at once, a fast worker may hold none at that moment,
+    and nothing need be replayed."""
+    os.kill(victim_pid, signal.SIGSTOP)
+    emitted = len(run.ids("emitted"))
+    wait_until(lambda: len(run.ids("emitted")) >= emitted + 20, timeout=RUN_SECS,
+               what="the spout emitting while the worker is stopped")
+    os.kill(victim_pid, signal.SIGKILL)
+    assert len(run.ids("emitted")) < run.count, "the spout had finished: not mid-stream"
 
 
 def run_with_one_fault(run, name, fault, topo_conf, wait_until):

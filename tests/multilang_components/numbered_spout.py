@@ -1,7 +1,8 @@
 """A pystorm spout for the fault tests: emits the ids 0..``faulttest.count``-1 once each, at
 most ``faulttest.ids.per.sec`` a second (so a test can act while it is still emitting), with
 the id as message id; emits a failed id again before any new one.  Appends each acked id to
-``faulttest.acked`` and each failed one to ``faulttest.failed`` (paths in the topology conf).
+``faulttest.acked`` and each failed one to ``faulttest.failed``, and each emitted one (a
+replay again) to ``faulttest.emitted`` when it is set (paths in the topology conf).
 """
 
 import time
@@ -17,17 +18,22 @@ class NumberedSpout(Spout):
         self.ids_per_sec = float(storm_conf.get("faulttest.ids.per.sec") or 0)
         self.acked_path = storm_conf["faulttest.acked"]
         self.failed_path = storm_conf["faulttest.failed"]
+        self.emitted_path = storm_conf.get("faulttest.emitted")
         self.next_id = 0
         self.replays = []
         self.started = time.monotonic()
 
     def next_tuple(self):
         if self.replays:
-            replayed = self.replays.pop(0)
-            self.emit([replayed], tup_id=replayed)
+            self.emit_id(self.replays.pop(0))
         elif self.next_id < self.count and self.on_schedule():
-            self.emit([self.next_id], tup_id=self.next_id)
+            self.emit_id(self.next_id)
             self.next_id += 1
+
+    def emit_id(self, id_):
+        self.emit([id_], tup_id=id_)
+        if self.emitted_path:
+            append_line(self.emitted_path, str(id_))
 
     def on_schedule(self):
         """True while the ids emitted so far are fewer than the rate allows by now."""
