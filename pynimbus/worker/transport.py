@@ -244,18 +244,20 @@ class TupleClient:
         """
         message = encode_message(self._packer, dest_task, source_task, stream_id, message_id,
                                  values)
-        if len(message) + MAX_ARRAY_HEADER_BYTES > self.max_frame_bytes:
+        size = len(message)
+        if size + MAX_ARRAY_HEADER_BYTES > self.max_frame_bytes:
             raise FrameTooLarge("a tuple on stream %r of %d bytes does not fit in a frame "
-                                "(limit %d)" % (stream_id, len(message), self.max_frame_bytes))
-        if self._closing or self._pending_bytes + len(message) > self.max_buffered_bytes:
+                                "(limit %d)" % (stream_id, size, self.max_frame_bytes))
+        pending_bytes = self._pending_bytes + size
+        if self._closing or pending_bytes > self.max_buffered_bytes:
             self.messages_lost += 1
             self._set_backpressure(True)
             return False
         self._pending.append(message)
-        self._pending_bytes += len(message)
-        if self._pending_bytes >= self.max_buffered_bytes:
+        self._pending_bytes = pending_bytes
+        if pending_bytes >= self.max_buffered_bytes:
             self._set_backpressure(True)
-        if self._pending_bytes >= self.batch_bytes:
+        if pending_bytes >= self.batch_bytes:
             self.flush()
         elif self._flush_call is None and self.writable:
             # Like 1.2.4 Client.send: write the unfilled batch soon, to keep latency low.
