@@ -276,12 +276,18 @@ class TupleClient:
             self._set_backpressure(False)
 
     def _next_frame(self):
-        batch = [self._pending.popleft()]
-        batch_bytes = len(batch[0])
-        while self._pending and batch_bytes + len(self._pending[0]) <= self.batch_bytes:
-            message = self._pending.popleft()
-            batch.append(message)
-            batch_bytes += len(message)
+        pending = self._pending
+        if self._pending_bytes <= self.batch_bytes:  # all of it: the usual flush of a turn
+            batch = list(pending)
+            pending.clear()
+            batch_bytes = self._pending_bytes
+        else:
+            batch = [pending.popleft()]
+            batch_bytes = len(batch[0])
+            while pending and batch_bytes + len(pending[0]) <= self.batch_bytes:
+                message = pending.popleft()
+                batch.append(message)
+                batch_bytes += len(message)
         self._pending_bytes -= batch_bytes
         self.messages_sent += len(batch)
         data = frame(batch)
