@@ -204,6 +204,30 @@ def test_a_tuple_too_large_for_a_frame_is_refused_at_the_sender():
     assert client.buffered_bytes() == 0
 
 
+def test_buffered_tuples_go_out_in_frames_of_at_most_batch_bytes_in_order():
+    """Tuples buffered before the connection are written once it is made: as many whole
+    frames of up to ``batch_bytes`` as they need (the last, or only, one holding what is
+    left), every tuple once and in order."""
+    for count in (3, 40):  # one frame's worth, then many frames' worth
+        client = TupleClient(None, LOOPBACK, 1, batch_bytes=100, max_frame_bytes=200)
+        for i in range(count):
+            assert client.send(1, 2, "s", {}, ["word%d" % i])
+        written = []
+
+        class Connection:
+            transport = type("Transport", (), {"write": staticmethod(written.append)})
+
+        client.connected(Connection())
+        decoder = FrameDecoder(105)  # batch_bytes and an array header: any more is refused
+        decoder.feed(b"".join(written))
+        frames = list(iter(decoder.next_payload, None))
+        assert len(written) == len(frames)
+        assert (len(frames) == 1) if count == 3 else (len(frames) > 1)
+        assert [t.values for payload in frames for t in decode_frame(payload)] == [
+            ["word%d" % i] for i in range(count)]
+        assert client.buffered_bytes() == 0 and client.messages_sent == count
+
+
 # -- real loopback TCP -----------------------------------------------------------------------
 
 
