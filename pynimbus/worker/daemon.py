@@ -370,7 +370,6 @@ class WorkerDaemon(object):
         """The transport's receiver of ``task_id``: hands tuples over and answers whether
         the executor has room for more (False pauses the connection until ``room_again``)."""
         executor = self.task_to_executor[task_id]
-        task_to_component = self.task_to_component
         if executor.receives_at_once:  # as ``transfer`` hands it a local tuple: no TupleImpl
             receive_values = executor.receive_values
 
@@ -380,6 +379,7 @@ class WorkerDaemon(object):
                                    task_id)
                 return executor.has_room()
             return receive_at_once
+        task_to_component = self.task_to_component
 
         def receive(addressed_tuples):
             for addressed in addressed_tuples:
