@@ -4,6 +4,7 @@ to the file named by WORDCOUNT_OUTPUT after each one (the last line of a word is
 import os
 
 from pystorm import Bolt
+from wc_sentence_spout import append_line  # beside it in the jar
 
 
 class CountBolt(Bolt):
@@ -15,11 +16,7 @@ class CountBolt(Bolt):
     def process(self, tup):
         word = tup.values[0]
         self.counts[word] = self.counts.get(word, 0) + 1
-        fd = os.open(self.output, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, ("%d %s %d\n" % (self.task_id, word, self.counts[word])).encode())
-        finally:
-            os.close(fd)
+        append_line(self.output, "%d %s %d" % (self.task_id, word, self.counts[word]))
 
 
 if __name__ == "__main__":

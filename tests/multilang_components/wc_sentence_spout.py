@@ -35,12 +35,21 @@ class SentenceSpout(Spout):
 
 
 def append_line(path, line):
-    """One O_APPEND write: lines from several processes never interleave."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, (line + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
+    """One O_APPEND write: lines from several processes never interleave.  The file stays
+    open for the next line (a write is in the kernel at once, so a kill -9 loses none); a
+    few paths at most are held open."""
+    fd = _open_files.get(path)
+    if fd is None:
+        if len(_open_files) >= _MAX_OPEN_FILES:
+            for open_fd in _open_files.values():
+                os.close(open_fd)
+            _open_files.clear()
+        fd = _open_files[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, (line + "\n").encode("utf-8"))
+
+
+_open_files = {}
+_MAX_OPEN_FILES = 8
 
 
 if __name__ == "__main__":
