@@ -437,10 +437,21 @@ class DirectInProcessBolt(DirectInProcessComponent):
 
     # -- what the executor calls
 
-    def execute(self, tuple_):
+    def execute(self, tuple_, task_id=None):
         """``ShellBolt.execute`` of ``tuple_`` with pystorm's ``Bolt._run`` on it; queued
-        behind a call under way (never nested)."""
-        self._run_calls(self._execute, (tuple_,))
+        behind a call under way (never nested).  Takes the executor's ``receive``
+        arguments, so that a one-task executor's ``receive`` can be this method itself."""
+        if self._running or self._dead:
+            self._calls.append(tuple_)  # a bolt's only queued calls are its tuples
+            return
+        self._running = True
+        try:
+            self._execute(tuple_)
+            queued = self._calls
+            while queued and not self._dead:
+                self._execute(queued.popleft())
+        finally:
+            self._running = False
 
     def _execute(self, tuple_):
         self._next_id += 1
@@ -583,6 +594,7 @@ class DirectInProcessSpout(DirectInProcessComponent):
         from pystorm import Spout
 
         self._pystorm_emit = Spout.emit
+        self._sync = executor._sync
         if "emit" in calls:
             self.component.emit = self._spout_emit
 
@@ -609,7 +621,7 @@ class DirectInProcessSpout(DirectInProcessComponent):
             self._handle_run_exception(e)
             return
         if not self._dead:
-            self._on_action(_SYNC)
+            self._sync(self._task_id)  # the executor's on_action of a Sync, called past
 
     # -- what the component calls
 
@@ -707,6 +719,14 @@ class InProcessBoltExecutor(InProcessExecutor, ShellBoltExecutor):
     :class:`DirectInProcessBolt` takes its tuples itself."""
 
     kind = BOLT
+
+    def launch_children(self):
+        started = super().launch_children()
+        if len(self.task_ids) == 1:
+            process = self.processes.get(self.task_ids[0])
+            if process.__class__ is DirectInProcessBolt:
+                self.receive = process.execute  # one call fewer per tuple
+        return started
 
     def receive(self, tuple_, task_id=None):
         process = self.processes.get(self.task_ids[0] if task_id is None else task_id)
