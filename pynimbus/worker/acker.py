@@ -125,6 +125,8 @@ class Acker(object):
 
         :raises TypeError: ``ack_val`` is not an int (the state is as it was)."""
         curr = self._update_ack(root_id, ack_val, now_ms)
+        if curr.val and not curr.failed:  # the tree goes on: what _outcome finds, sooner
+            return _NO_EMITS
         return self._outcome(ACKER_ACK_STREAM_ID, root_id, curr, now_ms)
 
     def _update_ack(self, root_id, ack_val, now_ms):

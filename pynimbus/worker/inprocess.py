@@ -577,7 +577,9 @@ class DirectInProcessBolt(DirectInProcessComponent):
             elif not self._dead:
                 self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
             return None
-        self._executor.input_taken()
+        executor = self._executor
+        if executor._full:  # input_taken's own test, without the call for every input
+            executor.input_taken()
         return tuple_
 
 
