@@ -112,6 +112,14 @@ COMPONENTS = '''
             SEEN["calls"].append("end " + tup.values[0])
 
 
+    class HoldingBolt(Bolt):
+        """Acks nothing itself: its inputs wait in SEEN["held"] for the test to ack them."""
+        auto_ack = False
+
+        def process(self, tup):
+            SEEN["held"].append(tup)
+
+
     class ReliableWords(ReliableSpout):
         pass
 
@@ -157,17 +165,21 @@ class Worker:
     def __init__(self, has_ackers=False, **conf):
         self.clock = task.Clock()
         self.transferred, self.errors, self.deaths = [], [], []
+        self.room_again_calls = 0
         self.conf = dict({"topology.name": "inproc"}, **conf)
         fields = dict.fromkeys(executor.WorkerContext._fields)
         fields.update(
             reactor=self.clock, compat="1.x", storm_conf=self.conf, has_ackers=has_ackers,
             generate_id=itertools.count(1).__next__,
             now_ms=lambda: int(self.clock.seconds() * 1000),
-            throttled=lambda: False, room_again=lambda: None, user_topology=topology(),
+            throttled=lambda: False, room_again=self._room_again, user_topology=topology(),
             task_to_component=TASK_TO_COMPONENT,
             transfer=lambda *args: self.transferred.append(args),
             report_error=lambda component_id, text: self.errors.append((component_id, text)))
         self.context = executor.WorkerContext(**fields)
+
+    def _room_again(self):
+        self.room_again_calls += 1
 
     def executor(self, is_spout, component_id, task_id, component_class):
         kind = "spout" if is_spout else "bolt"
@@ -371,6 +383,23 @@ def test_a_tuple_delivered_while_the_bolt_processes_one_waits_for_its_end(resour
     assert SEEN["calls"] == ["start first", "end first", "start second", "end second"]
     assert [values for *_, values in worker.transferred] == [["first", 0], ["second", 0]]
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
+
+
+def test_a_full_bolt_tells_the_worker_of_room_once_when_an_input_is_acked(resources,
+                                                                          host_path):
+    """``topology.executor.receive.buffer.size`` unfinished inputs fill the executor; the
+    first ack after ``has_room`` said no tells the worker (``room_again``) once."""
+    from inproc_components import SEEN
+    worker = Worker(**{"topology.executor.receive.buffer.size": 2})
+    bolt = started_bolt(resources, worker, "HoldingBolt")
+    for word in ("a", "b"):
+        bolt.receive(executor.TupleImpl(1, "sentences", "default", [word, 0], UNANCHORED), 2)
+    assert bolt.has_room() is False and worker.room_again_calls == 0
+    component = bolt.processes[2].component
+    component.ack(SEEN["held"][0])
+    assert bolt.has_room() and worker.room_again_calls == 1
+    component.ack(SEEN["held"][1])
+    assert worker.room_again_calls == 1 and len(bolt.inputs[2]) == 0 and not worker.deaths
 
 
 def test_values_not_matching_the_declared_fields_raise_pystorms_type_error(resources,
