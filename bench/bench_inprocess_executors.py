@@ -337,7 +337,7 @@ def pure_parts_inline(sentences, workdir, name):
             input_tuple = self.inputs.pop(tup.id)
             ack_val = input_tuple.ack_val
             for root_id, edge_id in input_tuple.message_id.anchors_to_ids.items():
-                for done in acker.ack(root_id, edge_id ^ ack_val, now_ms()):
+                for done in acker.ack(root_id, edge_id ^ ack_val, now_ms):
                     for callback in pending.execute(1, done.stream, done.values, now_ms()):
                         spout.ack(callback.message_id)
                         spout_stats.acked(callback.stream, callback.time_delta_ms)

@@ -192,8 +192,8 @@ def test_tree_acked_in_any_order_completes_exactly_once(compat):
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_ack_is_execute_of_an_ack_tuple(compat):
-    """``Acker.ack(root, val, now)`` gives what ``execute`` of ``__ack_ack [root, val]`` gives,
-    and leaves the same state, in every order of a tree's messages."""
+    """``Acker.ack(root, val, clock)`` gives what ``execute`` of ``__ack_ack [root, val]`` at
+    ``clock()`` gives, and leaves the same state, in every order of a tree's messages."""
     _spout, messages = run_tree(id_source())
     rng = random.Random(4)
     for _ in range(50):
@@ -202,12 +202,12 @@ def test_ack_is_execute_of_an_ack_tuple(compat):
         by_execute, by_ack = Acker(compat), Acker(compat)
         for i, m in enumerate(order):
             expected = by_execute.execute(m.stream, m.values, 100 + i)
-            got = (by_ack.ack(m.values[0], m.values[1], 100 + i) if m.stream == ACKS
+            got = (by_ack.ack(m.values[0], m.values[1], lambda: 100 + i) if m.stream == ACKS
                    else by_ack.execute(m.stream, m.values, 100 + i))
             assert got == expected, order
             assert by_ack.pending_count() == by_execute.pending_count()
     with pytest.raises(TypeError):
-        by_ack.ack(IDS[0], "12", 0)
+        by_ack.ack(IDS[0], "12", lambda: 0)
     assert by_ack.pending_count() == 0
 
 

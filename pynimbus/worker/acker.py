@@ -101,7 +101,7 @@ class Acker(object):
                 curr.start_time = now_ms
         elif stream_id == ACKER_ACK_STREAM_ID:
             root_id, ack_val = values
-            return self.ack(root_id, ack_val, now_ms)
+            curr = self._update_ack(root_id, ack_val, now_ms)
         elif stream_id == ACKER_FAIL_STREAM_ID:
             (root_id,) = values
             curr = self.pending.get(root_id)
@@ -119,15 +119,16 @@ class Acker(object):
             return _NO_EMITS
         return self._outcome(stream_id, root_id, curr, now_ms)
 
-    def ack(self, root_id, ack_val, now_ms):
+    def ack(self, root_id, ack_val, clock_ms):
         """An ``__ack_ack`` ``[root_id, ack_val]``: :meth:`execute` of it without the stream's
-        dispatch (the path of every acked tuple).
+        dispatch (the path of every acked tuple), the time read from ``clock_ms()`` only
+        where it is used (a 2.x tree's entry made, the tree's end), as acker.clj reads it.
 
         :raises TypeError: ``ack_val`` is not an int (the state is as it was)."""
-        curr = self._update_ack(root_id, ack_val, now_ms)
+        curr = self._update_ack(root_id, ack_val, clock_ms() if self.compat == "2.x" else None)
         if curr.val and not curr.failed:  # the tree goes on: what _outcome finds, sooner
             return _NO_EMITS
-        return self._outcome(ACKER_ACK_STREAM_ID, root_id, curr, now_ms)
+        return self._outcome(ACKER_ACK_STREAM_ID, root_id, curr, clock_ms())
 
     def _update_ack(self, root_id, ack_val, now_ms):
         """XOR ``ack_val`` into the root's entry, creating it; 1.x refreshes its bucket."""

@@ -264,7 +264,7 @@ class AckerExecutor(Executor):
         """A local bolt's ``__ack_ack`` ``[root_id, ack_val]`` for acker task ``task_id``
         (its ack value an int): what :meth:`receive_values` does with it, without the
         stream's dispatch or the values' list."""
-        emits = self.acker.ack(root_id, ack_val, self.context.now_ms())
+        emits = self.acker.ack(root_id, ack_val, self.context.now_ms)
         if emits:
             self.emit_acker_messages(task_id, emits)
 
