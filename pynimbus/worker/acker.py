@@ -117,7 +117,7 @@ class Acker(object):
             self.pending.put(root_id, curr)
         else:
             return _NO_EMITS
-        return self._outcome(stream_id, root_id, curr, now_ms)
+        return self._outcome(stream_id, root_id, curr, lambda: now_ms)
 
     def ack(self, root_id, ack_val, clock_ms):
         """An ``__ack_ack`` ``[root_id, ack_val]``: :meth:`execute` of it without the stream's
@@ -126,9 +126,7 @@ class Acker(object):
 
         :raises TypeError: ``ack_val`` is not an int (the state is as it was)."""
         curr = self._update_ack(root_id, ack_val, clock_ms() if self.compat == "2.x" else None)
-        if curr.val and not curr.failed:  # the tree goes on: what _outcome finds, sooner
-            return _NO_EMITS
-        return self._outcome(ACKER_ACK_STREAM_ID, root_id, curr, clock_ms())
+        return self._outcome(ACKER_ACK_STREAM_ID, root_id, curr, clock_ms)
 
     def _update_ack(self, root_id, ack_val, now_ms):
         """XOR ``ack_val`` into the root's entry, creating it; 1.x refreshes its bucket."""
@@ -142,8 +140,9 @@ class Acker(object):
         curr.val = val
         return curr
 
-    def _outcome(self, stream_id, root_id, curr, now_ms):
-        """What the spout is told, once it is known (after ``__ack_init``)."""
+    def _outcome(self, stream_id, root_id, curr, clock_ms):
+        """What the spout is told, once it is known (after ``__ack_init``); the time is read
+        from ``clock_ms()`` only then."""
         if curr.spout_task is None:
             return _NO_EMITS
         if curr.val == 0:
@@ -156,7 +155,7 @@ class Acker(object):
             stream = ACKER_RESET_TIMEOUT_STREAM_ID
         else:
             return _NO_EMITS
-        return (Emit(stream, [root_id, _time_delta_ms(curr.start_time, now_ms)],
+        return (Emit(stream, [root_id, _time_delta_ms(curr.start_time, clock_ms())],
                      curr.spout_task),)
 
     def tick(self):

@@ -368,7 +368,7 @@ class DirectInProcessComponent(InProcessComponent):
     spout's kind below): used only where :func:`direct_calls` allows it; what it does not
     call past (a component's own ``emit``, a value of an unexpected type) takes the message
     path of :class:`InProcessComponent`, whose checks it then gets.  Calls never nest: what
-    arrives while the component runs waits in ``_calls``.
+    arrives while the component runs waits in ``_calls`` (see :meth:`_run_in_turn`).
     """
 
     def __init__(self, component_id, component_class, kind, on_action, on_died, executor,
@@ -381,19 +381,25 @@ class DirectInProcessComponent(InProcessComponent):
         self._calls = collections.deque()
         self._tuple = Tuple
 
-    def _run_calls(self, call, args):
+    def _run_in_turn(self, item, task_id=None):
+        """``_run_one(item)`` now, or queued behind a call under way, then whatever was
+        queued meanwhile, in order.  Takes the executor's ``receive`` arguments, so that a
+        one-task bolt executor's ``receive`` can be a bolt's :meth:`execute` itself."""
         if self._running or self._dead:
-            self._calls.append((call, args))
+            self._calls.append(item)
             return
         self._running = True
         try:
-            call(*args)
+            run_one = self._run_one
+            run_one(item)
             calls = self._calls
             while calls and not self._dead:
-                call, args = calls.popleft()
-                call(*args)
+                run_one(calls.popleft())
         finally:
             self._running = False
+
+    def _run_one(self, item):
+        raise NotImplementedError
 
 
 class DirectInProcessBolt(DirectInProcessComponent):
@@ -437,23 +443,11 @@ class DirectInProcessBolt(DirectInProcessComponent):
 
     # -- what the executor calls
 
-    def execute(self, tuple_, task_id=None):
-        """``ShellBolt.execute`` of ``tuple_`` with pystorm's ``Bolt._run`` on it; queued
-        behind a call under way (never nested).  Takes the executor's ``receive``
-        arguments, so that a one-task executor's ``receive`` can be this method itself."""
-        if self._running or self._dead:
-            self._calls.append(tuple_)  # a bolt's only queued calls are its tuples
-            return
-        self._running = True
-        try:
-            self._execute(tuple_)
-            queued = self._calls
-            while queued and not self._dead:
-                self._execute(queued.popleft())
-        finally:
-            self._running = False
+    # ``ShellBolt.execute`` of a tuple with pystorm's ``Bolt._run`` on it, never nested
+    execute = DirectInProcessComponent._run_in_turn
 
-    def _execute(self, tuple_):
+    def _run_one(self, tuple_):
+        """One input, as the class docstring says: pending, processed, auto-acked, counted."""
         self._next_id += 1
         tuple_id = str(self._next_id)
         self._inputs[tuple_id] = tuple_
@@ -577,9 +571,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
             elif not self._dead:
                 self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
             return None
-        executor = self._executor
-        if executor._full:  # input_taken's own test, without the call for every input
-            executor.input_taken()
+        self._executor.input_taken()
         return tuple_
 
 
@@ -603,10 +595,11 @@ class DirectInProcessSpout(DirectInProcessComponent):
     # -- what the executor writes
 
     def write_spout_msg(self, command, message_id=""):
-        self._run_calls(self._spout_run, (command, message_id))
+        self._run_in_turn((command, message_id))
 
-    def _spout_run(self, command, message_id):
-        """pystorm's ``Spout._run`` on one command, then its sync."""
+    def _run_one(self, exchange):
+        """pystorm's ``Spout._run`` on one command (and its message id), then its sync."""
+        command, message_id = exchange
         component = self.component
         try:
             if command == "next":
