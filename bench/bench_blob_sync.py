@@ -22,7 +22,7 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.insert(0, REPO)
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
 
 from nimbus_process import LOOPBACK, NimbusProcess, zookeeper_options  # noqa: E402
 from test_nimbus_scenarios import spout, topology  # noqa: E402

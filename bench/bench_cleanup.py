@@ -21,7 +21,7 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.insert(0, REPO)
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
 
 from sync_deferreds import result_of  # noqa: E402
 from test_monitor_cleanup import CleanupNimbus, leave_behind, leftovers  # noqa: E402

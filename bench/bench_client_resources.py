@@ -32,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.insert(0, REPO)
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
 
 from client_resources import (  # noqa: E402
     await_all_closed, await_condition, leave_downloads_pending, leave_uploads_pending, open_fds,

@@ -412,6 +412,7 @@ def main():
                         "--tool=callgrind: the difference of two --sentences gives the "
                         "instructions per tuple)")
     args = parser.parse_args()
+    print(harness.pynimbus_build())
     with tempfile.TemporaryDirectory() as workdir:
         if args.only:
             for run in range(args.runs):

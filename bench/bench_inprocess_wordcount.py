@@ -182,6 +182,7 @@ def bench(args):
           "cell; noisy shared machine: compare medians"
           % (len(corpus), sum(len(line.split()) for line in corpus), args.count_bolt,
              args.workers, harness.MAX_SPOUT_PENDING, args.sample_rate, args.runs))
+    print(harness.pynimbus_build())
     sys.stdout.flush()
     results = {}
     with ZooKeeperServer() as zookeeper, pynimbus_target("1.x", zookeeper) as target, \

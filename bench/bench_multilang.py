@@ -18,7 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, REPO)
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
 
 from twisted.internet import reactor, task  # noqa: E402
 

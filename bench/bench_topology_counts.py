@@ -18,7 +18,7 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
 
 SIZES = (10000, 50000, 100000, 200000)
 PORTS = (6700, 6701, 6702, 6703)

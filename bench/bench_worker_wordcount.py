@@ -50,7 +50,7 @@ import tempfile
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
 from bench_real_supervisor import poll  # noqa: E402
@@ -86,6 +86,14 @@ PYTHON_SUPERVISOR_OPTIONS = ["supervisor.monitor.frequency.secs=1",
 Figures = collections.namedtuple(
     "Figures", "sentences_per_sec tuples_per_sec exact complete_ms worker_rss worker_hwm "
                "worker_cpu children_rss log_writer_rss")
+
+
+def pynimbus_build():
+    """Which pynimbus this bench and the workers it starts run (the figures depend on it)."""
+    import pynimbus
+    from pynimbus.compiled import describe
+    return "pynimbus from %s; the worker's hot modules: %s" % (
+        os.path.dirname(pynimbus.__file__), describe())
 
 
 def wait_for(predicate, what, timeout=DEADLINE_SECS, interval=0.02):

@@ -15,15 +15,28 @@ import uuid
 import pytest
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(TESTS_DIR)
-for _path in (TESTS_DIR, REPO_ROOT):  # also under --import-mode=importlib
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+if TESTS_DIR not in sys.path:  # also under --import-mode=importlib
+    sys.path.insert(0, TESTS_DIR)
+
+from pynimbus_path import put_checkout_on_path, stale_installed_sources  # noqa: E402
+
+put_checkout_on_path()  # an installed pynimbus (tox's, maybe compiled) before the checkout
 
 from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 
 from pynimbus.config import default_config  # noqa: E402
 from fake_clock import FakeClock  # noqa: E402
+
+
+def pytest_configure(config):
+    """Stop before any test if the installed pynimbus is not the checkout's code."""
+    stale = stale_installed_sources()
+    if stale:
+        import pynimbus
+        pytest.exit("the installed pynimbus (%s) differs from the checkout in %s: reinstall it "
+                    "(pip install .) or run the tests in a virtualenv without it"
+                    % (os.path.dirname(pynimbus.__file__), ", ".join(stale[:5])), returncode=4)
+
 
 BACKENDS = ["embedded", pytest.param("zookeeper", marks=pytest.mark.zookeeper)]
 

@@ -15,6 +15,8 @@ import time
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport.TTransport import TMemoryBuffer
 
+from pynimbus_path import child_env
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
@@ -40,8 +42,7 @@ class FakeSupervisorProcess:
         self.port = None
 
     def start(self, timeout=20.0):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+        env = child_env()
         self._log = open(os.path.join(self.directory, "out"), "ab")
         self.process = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), self.directory], cwd=REPO, env=env,

@@ -27,11 +27,11 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TApplicationException, TMessageType
 from thrift.transport.TTransport import TMemoryBuffer
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from pynimbus_path import REPO, child_env, put_checkout_on_path
+
 LOOPBACK = "127.0.0.1"
 
-if REPO not in sys.path:  # so `pynimbus` imports when run as a script (bench) or from tests/
-    sys.path.insert(0, REPO)
+put_checkout_on_path()  # so `pynimbus` imports when run as a script (bench) or from tests/
 
 RunningNimbus = collections.namedtuple(
     "RunningNimbus", "host port process local_dir log_path handle")
@@ -179,8 +179,7 @@ class NimbusProcess:
     def start(self, timeout=30.0):
         """Launch the daemon; return once ``getClusterInfo`` is answered (or raise)."""
         self._log_file = open(self.log_path, "ab")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+        env = child_env()
         self.process = subprocess.Popen(
             self.command(), cwd=REPO, env=env, stdin=subprocess.DEVNULL,
             stdout=self._log_file, stderr=subprocess.STDOUT,

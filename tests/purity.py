@@ -1,6 +1,7 @@
 """The modules a Python source file imports, read from its AST (for the purity tests)."""
 
 import ast
+import os
 
 
 def imported_modules(module_or_path):
@@ -9,7 +10,7 @@ def imported_modules(module_or_path):
     ``import a.b`` gives ``"a.b"``, ``from a.b import c`` gives ``"a.b"``; a relative import
     keeps its leading dots (``from .x import y`` gives ``".x"``, ``from . import y`` ``"."``).
     """
-    path = getattr(module_or_path, "__file__", module_or_path)
+    path = module_or_path if isinstance(module_or_path, str) else source_path(module_or_path)
     with open(path) as source:
         tree = ast.parse(source.read(), path)
     imported = set()
@@ -19,3 +20,10 @@ def imported_modules(module_or_path):
         elif isinstance(node, ast.ImportFrom):
             imported.add("." * node.level + (node.module or ""))
     return imported
+
+
+def source_path(module):
+    """The ``.py`` a module was loaded from, or was compiled from (pynimbus.compiled): an
+    installed package has it beside the extension module."""
+    return os.path.join(os.path.dirname(module.__file__),
+                        module.__name__.rpartition(".")[2] + ".py")

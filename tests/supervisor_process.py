@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from nimbus_process import REPO, free_port
+from pynimbus_path import child_env
 
 
 def shared_store_option(nimbus_local_dir):
@@ -45,8 +46,7 @@ class SupervisorProcess:
         return cmd
 
     def start(self):
-        env = dict(os.environ, **self.env)
-        env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+        env = child_env(dict(os.environ, **self.env))
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(self.command(), cwd=REPO, env=env,
                                             stdin=subprocess.DEVNULL, stdout=log,

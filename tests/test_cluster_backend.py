@@ -14,19 +14,19 @@ import textwrap
 
 import pytest
 
+from pynimbus_path import child_env
 from pynimbus.cluster import (NoChildrenForEphemeralsError, NoNodeError, NodeExistsError,
                               make_backend)
 from pynimbus.cluster.embedded_backend import EmbeddedBackend
 from pynimbus.cluster.backend import BackendClosedError
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_child(script, conf, *args, timeout=60):
     """Run ``script`` in a new Python with ``conf`` as JSON in argv[1]; return its stdout."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(script), json.dumps(conf)]
                           + list(args), capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, PYTHONPATH=REPO_ROOT))
+                          env=child_env())
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -181,7 +181,7 @@ def test_ephemeral_nodes_vanish_when_their_process_is_killed(cluster_conf, backe
     observer = open_backend()
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(HOLD_EPHEMERAL),
                               json.dumps(conf)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=dict(os.environ, PYTHONPATH=REPO_ROOT))
+                             env=child_env())
     try:
         wait_until(lambda: child.poll() is not None or observer.exists("/supervisors/sup-doomed"),
                    timeout=30, what="the child's ephemeral node")
@@ -217,7 +217,7 @@ def test_concurrent_processes_get_distinct_sequence_numbers(cluster_conf, open_b
     children = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(CREATE_SEQUENTIAL),
                                   json.dumps(cluster_conf), "20", "w%d" % i],
                                  stderr=subprocess.PIPE,
-                                 env=dict(os.environ, PYTHONPATH=REPO_ROOT))
+                                 env=child_env())
                 for i in range(4)]
     for child in children:
         _, err = child.communicate(timeout=120)

@@ -6,12 +6,12 @@ import sys
 
 import pytest
 
+from pynimbus_path import child_env
 from pynimbus import cli
 from pynimbus.config import (
     ConfigError, default_config, embedded_state_dir, parse_command_line_opt, read_storm_config,
     storm_yaml_path, uses_zookeeper)
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_defaults_carry_storms_values():
@@ -172,7 +172,7 @@ def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
         [sys.executable, "-m", "pynimbus.cli", "dev", "-c", "nimbus.thrift.port=abc",
          "-c", "storm.local.dir=%s" % tmp_path], cwd=str(tmp_path), stdin=subprocess.DEVNULL,
         capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, PYTHONPATH=REPO_ROOT))
+        env=child_env())
     assert done.returncode == 2, done.stderr
     assert "nimbus.thrift.port" in done.stderr and "Integer" in done.stderr, done.stderr
     assert not (tmp_path / "logs").exists()  # refused before anything was set up

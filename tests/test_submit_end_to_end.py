@@ -14,8 +14,9 @@ import sys
 
 import pytest
 
-from nimbus_process import REPO, NimbusProcess, free_port
+from nimbus_process import NimbusProcess, free_port
 from sparse_projects import expected_counts, final_counts, finite_word_count, quickstart
+from pynimbus_path import child_env
 from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.supervisor import worker_dirs
@@ -30,7 +31,7 @@ def submit_cli(dev, root, topology, *options):
         [sys.executable, "-m", "pynimbus.cli", "submit", topology,
          "--nimbus", "127.0.0.1:%d" % dev.port, "--wait", "--wait-timeout", "180"]
         + list(options), cwd=root, capture_output=True, text=True, timeout=300,
-        env=dict(os.environ, PYTHONPATH=REPO))
+        env=child_env())
     return done.returncode, done.stdout, done.stderr
 
 

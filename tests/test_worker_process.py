@@ -20,11 +20,12 @@ import uuid
 
 import pytest
 
-from nimbus_process import REPO, free_port, nimbus_on_zookeeper
+from nimbus_process import free_port, nimbus_on_zookeeper
 from test_supervisor_code import assignment_to, register
 from worker_topologies import (
     CORPUS, GROUPING_COUNT, GROUPING_SCRIPTS, WORD_COUNT_SCRIPTS, every_grouping,
     expected_counts, final_counts, recorded, sentences_into, word_count, word_count_jar)
+from pynimbus_path import child_env
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.config import default_config
@@ -150,9 +151,8 @@ class WorkerRun:
         conf_json = str(self.tmp_path / "supervisor-conf.json")
         with open(conf_json, "w") as f:
             json.dump(self.conf, f)
-        env = dict(os.environ, WORDCOUNT_OUTPUT=self.output, WORDCOUNT_ACKED=self.acked,
-                   PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   **extra_env)
+        env = child_env(dict(os.environ, WORDCOUNT_OUTPUT=self.output,
+                             WORDCOUNT_ACKED=self.acked, **extra_env))
         for port in self.ports:
             self.workers.append(launch_worker(self.conf, conf_json, self.storm_id,
                                               self.supervisor_id, port, env))

@@ -8,7 +8,10 @@ import json
 import logging
 import sys
 
+from pynimbus.compiled import describe
 from pynimbus.worker.daemon import run_worker
+
+log = logging.getLogger("pynimbus.worker")
 
 
 def build_parser():
@@ -31,6 +34,8 @@ def main(argv=None):
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with open(args.conf) as f:
         conf = json.load(f)
+    log.info("worker %s of %s on port %d; its hot modules: %s", args.worker_id, args.storm_id,
+             args.port, describe())
     return run_worker(conf, args.storm_id, args.supervisor_id, args.port, args.worker_id)
 
 

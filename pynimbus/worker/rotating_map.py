@@ -42,7 +42,8 @@ class RotatingMap(object):
                 return True
         return False
 
-    __contains__ = contains_key
+    def __contains__(self, key):
+        return self.contains_key(key)
 
     def get(self, key, default=None):
         for bucket in self._buckets:
@@ -80,4 +81,5 @@ class RotatingMap(object):
     def size(self):
         return sum(len(bucket) for bucket in self._buckets)
 
-    __len__ = size
+    def __len__(self):
+        return self.size()

@@ -25,8 +25,9 @@ from compat import real_storm
 from compat.oracle import maven
 from compat.oracle.targets import pynimbus_target
 from compat.test_real_supervisor import ENABLED
-from nimbus_process import REPO, RawClient
+from nimbus_process import RawClient
 from sparse_projects import expected_counts, final_counts, finite_word_count
+from pynimbus_path import child_env
 
 pytestmark = [
     pytest.mark.compat,
@@ -72,7 +73,7 @@ def test_the_finite_word_count_counts_exactly_on_a_java_worker(zookeeper_server,
             [sys.executable, "-m", "pynimbus.cli", "submit", "topologies/onjava_count.py",
              "--nimbus", "%s:%d" % (target.host, target.port), "-c",
              "wordcount.output=%s" % output], cwd=root, capture_output=True, text=True,
-            timeout=120, env=dict(os.environ, PYTHONPATH=REPO))
+            timeout=120, env=child_env())
         assert done.returncode == 0, done.stdout + done.stderr
         wait_for(lambda: final_counts(str(output)) == expected_counts(), "exact counts",
                  supervisor, target)

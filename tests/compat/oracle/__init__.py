@@ -30,7 +30,10 @@ TESTS_DIR = os.path.dirname(COMPAT_DIR)
 REPO = os.path.dirname(TESTS_DIR)
 GOLDENS_DIR = os.path.join(COMPAT_DIR, "goldens")
 
-# tests/ holds nimbus_process.py and zookeeper_server.py; the repository holds pynimbus.
-for _path in (TESTS_DIR, REPO):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+# tests/ holds nimbus_process.py and zookeeper_server.py; the repository holds pynimbus (after
+# an installed one: pynimbus_path).
+if TESTS_DIR not in sys.path:
+    sys.path.insert(0, TESTS_DIR)
+from pynimbus_path import put_checkout_on_path  # noqa: E402
+
+put_checkout_on_path()
