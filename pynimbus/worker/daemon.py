@@ -56,6 +56,7 @@ from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
+from pynimbus.worker.transfer import TransferFn
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
 from pynimbus.worker.topology_master import (
     TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
@@ -172,14 +173,14 @@ class WorkerDaemon(object):
         self.conf = None
         self.executors = []
         self.task_to_executor = {}
-        self.task_to_client = {}
+        # worker.clj mk-transfer-fn: executors emit through it
+        self.transfer_fn = TransferFn(self.task_to_executor, reactor.callLater)
+        self.transfer = self.transfer_fn.transfer
         self.clients = {}
         self.server_port = None
         self.executor_ids = []
         self.exit_code = 0
         self._loops = []
-        self._local_queue = []
-        self._drain_call = None
         self._stopping = None
         self._spouts = []
         self._bolts = []
@@ -204,6 +205,7 @@ class WorkerDaemon(object):
         self.user_topology = topology
         self.system_topology = system_topology(self.conf, topology, compat)
         self.task_to_component = storm_task_info(topology, self.conf, compat)
+        self.transfer_fn.task_to_component = self.task_to_component
         self.executor_ids = my_executors(assignment, self.supervisor_id, self.port)
         self.inprocess_classes = yield self.run_blocking(
             inprocess_component_classes, self.conf, self._my_shell_commands(),
@@ -423,7 +425,7 @@ class WorkerDaemon(object):
                 client.start()
                 self.clients[node_port] = client
             task_to_client[task_id] = client
-        self.task_to_client = task_to_client
+        self.transfer_fn.task_to_client = task_to_client
 
     def _start_executors(self):
         for executor in self.executors:
@@ -460,34 +462,6 @@ class WorkerDaemon(object):
         """The executor stats' rotation timer (:mod:`pynimbus.worker.stats`)."""
         for executor in self.executors:
             executor.stats.rotate_due()
-
-    # -- routing
-
-    def transfer(self, dest_task, source_task, stream, message_id, values):
-        """worker.clj ``mk-transfer-fn``: a local task's tuple runs on a later reactor turn,
-        a remote one goes to its worker's client.  A local acker or spout takes its tuple at
-        once (``receives_at_once``): the acker protocol's messages only update bookkeeping,
-        so they skip the queue (any order of them is one Storm's queues allow)."""
-        executor = self.task_to_executor.get(dest_task)
-        if executor is not None:
-            if executor.receives_at_once:
-                executor.receive_values(source_task, stream, values, dest_task)
-                return
-            self._local_queue.append((executor, dest_task, TupleImpl(
-                source_task, self.task_to_component.get(source_task, SYSTEM_COMPONENT_ID),
-                stream, values, message_id)))
-            if self._drain_call is None:
-                self._drain_call = self.reactor.callLater(0, self._drain_local)
-            return
-        client = self.task_to_client.get(dest_task)
-        if client is not None:
-            client.send(dest_task, source_task, stream, message_id.anchors_to_ids, values)
-
-    def _drain_local(self):
-        self._drain_call = None
-        queue, self._local_queue = self._local_queue, []
-        for executor, task_id, tuple_ in queue:
-            executor.receive(tuple_, task_id)
 
     # -- heartbeats and refresh
 

@@ -1,2 +1,22 @@
-# Declares nothing: its presence alone has setup.py compile inprocess.py (when it can; see
-# pynimbus.compiled), its classes staying ordinary Python classes.
+# Cython declarations for inprocess.py: setup.py compiles that .py with them when it can
+# (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.  The
+# components are extension types (their attributes read as struct fields, the calls between
+# their methods direct); the executors stay Python classes.
+
+cdef class InProcessComponent:
+    cdef public object component_id, pid, ended, component
+    cdef public object _kind, _to_action, _on_action, _on_died, _logger
+    cdef public bint _running, _dead
+    cdef dict __dict__
+
+cdef class DirectInProcessComponent(InProcessComponent):
+    cdef public object _executor, _task_id, _calls, _tuple, _pystorm_emit
+    cpdef _run_in_turn(self, item, task_id=*)
+    cpdef _run_one(self, item)
+
+cdef class DirectInProcessBolt(DirectInProcessComponent):
+    cdef public object _inputs, _tasks_fns, _send, _transfer, _generate_id, _now_ms, _stats
+    cdef public Py_ssize_t _next_id
+
+cdef class DirectInProcessSpout(DirectInProcessComponent):
+    cdef public object _sync

@@ -443,8 +443,10 @@ class DirectInProcessBolt(DirectInProcessComponent):
 
     # -- what the executor calls
 
-    # ``ShellBolt.execute`` of a tuple with pystorm's ``Bolt._run`` on it, never nested
-    execute = DirectInProcessComponent._run_in_turn
+    def execute(self, tuple_, task_id=None):
+        """``ShellBolt.execute`` of a tuple with pystorm's ``Bolt._run`` on it, never nested
+        (the executor's ``receive`` arguments, so that it can be a one-task executor's)."""
+        self._run_in_turn(tuple_)
 
     def _run_one(self, tuple_):
         """One input, as the class docstring says: pending, processed, auto-acked, counted."""

@@ -1,0 +1,49 @@
+"""worker.clj ``mk-transfer-fn``: where an executor's emitted tuple goes, a task of this worker
+or another worker's client.  Kept apart from the daemon (whose Twisted coroutines stay Python)
+so that setup.py can compile this hot path (pynimbus.compiled)."""
+
+from pynimbus.clojure_port.system_topology import SYSTEM_COMPONENT_ID
+from pynimbus.worker.executor import TupleImpl
+
+
+class TransferFn(object):
+    """The worker's transfer function and its local queue.
+
+    ``task_to_executor`` is the worker's own map (filled as it builds its executors);
+    ``task_to_component`` and ``task_to_client`` are set by the worker as it learns them;
+    ``call_later`` is the reactor's."""
+
+    def __init__(self, task_to_executor, call_later):
+        self.task_to_executor = task_to_executor
+        self.task_to_component = {}
+        self.task_to_client = {}
+        self._call_later = call_later
+        self._local_queue = []
+        self._drain_call = None
+
+    def transfer(self, dest_task, source_task, stream, message_id, values):
+        """A local task's tuple runs on a later reactor turn, a remote one goes to its
+        worker's client.  A local acker or spout takes its tuple at once
+        (``receives_at_once``): the acker protocol's messages only update bookkeeping, so they
+        skip the queue (any order of them is one Storm's queues allow)."""
+        executor = self.task_to_executor.get(dest_task)
+        if executor is not None:
+            if executor.receives_at_once:
+                executor.receive_values(source_task, stream, values, dest_task)
+                return
+            self._local_queue.append((executor, dest_task, TupleImpl(
+                source_task, self.task_to_component.get(source_task, SYSTEM_COMPONENT_ID),
+                stream, values, message_id)))
+            if self._drain_call is None:
+                self._drain_call = self._call_later(0, self.drain_local)
+            return
+        client = self.task_to_client.get(dest_task)
+        if client is not None:
+            client.send(dest_task, source_task, stream, message_id.anchors_to_ids, values)
+
+    def drain_local(self):
+        """The local tuples queued since the last turn, each to its executor's ``receive``."""
+        self._drain_call = None
+        queue, self._local_queue = self._local_queue, []
+        for executor, task_id, tuple_ in queue:
+            executor.receive(tuple_, task_id)
