@@ -21,7 +21,6 @@ from pynimbus.cluster.embedded_backend import EmbeddedBackend
 from pynimbus.cluster.backend import BackendClosedError
 
 
-
 def run_child(script, conf, *args, timeout=60):
     """Run ``script`` in a new Python with ``conf`` as JSON in argv[1]; return its stdout."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(script), json.dumps(conf)]

@@ -1,6 +1,5 @@
 """Configuration is read as Storm reads it: defaults, storm.yaml, then -c options."""
 
-import os
 import subprocess
 import sys
 
@@ -11,7 +10,6 @@ from pynimbus import cli
 from pynimbus.config import (
     ConfigError, default_config, embedded_state_dir, parse_command_line_opt, read_storm_config,
     storm_yaml_path, uses_zookeeper)
-
 
 
 def test_defaults_carry_storms_values():

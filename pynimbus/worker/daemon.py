@@ -56,6 +56,7 @@ from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
+from pynimbus.worker.clock import millis_clock
 from pynimbus.worker.transfer import TransferFn
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
 from pynimbus.worker.topology_master import (
@@ -133,17 +134,6 @@ def call_supervisor(conf, method, *args):
     with SupervisorClient(supervisor_hostname(conf), int(conf["supervisor.thrift.port"]),
                           timeout=RPC_TIMEOUT_SECS) as supervisor:
         return supervisor.call(method, *args)
-
-
-def millis_clock(clock):
-    """A function giving ``clock``'s time (seconds, a float) in whole milliseconds, as
-    ``int(clock() * 1000)``; for ``time.time`` itself, ``time.time_ns`` divided in integers
-    (the same millisecond but where a float rounds across one, and half the cost: the
-    executors read it several times per tuple)."""
-    if clock is time.time:
-        time_ns = time.time_ns
-        return lambda: time_ns() // 1000000
-    return lambda: int(clock() * 1000)
 
 
 class WorkerDaemon(object):

@@ -3,6 +3,8 @@
 # components are extension types (their attributes read as struct fields, the calls between
 # their methods direct); the executors stay Python classes.
 
+from pynimbus.worker.stats cimport BoltStatsCollector
+
 cdef class InProcessComponent:
     cdef public object component_id, pid, ended, component
     cdef public object _kind, _to_action, _on_action, _on_died, _logger
@@ -15,7 +17,8 @@ cdef class DirectInProcessComponent(InProcessComponent):
     cpdef _run_one(self, item)
 
 cdef class DirectInProcessBolt(DirectInProcessComponent):
-    cdef public object _inputs, _tasks_fns, _send, _transfer, _generate_id, _now_ms, _stats
+    cdef public object _inputs, _tasks_fns, _send, _transfer, _generate_id, _now_ms
+    cdef public BoltStatsCollector _stats
     cdef public Py_ssize_t _next_id
 
 cdef class DirectInProcessSpout(DirectInProcessComponent):

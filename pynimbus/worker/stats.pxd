@@ -16,7 +16,6 @@ cdef class _CountAndLatency:
 
 cdef class _CommonStats:
     cdef public object clock, rate, rng, emit_sampler, sample, every_event, emitted_counts, transferred_counts, _emit_stats, _next_rotation
-    cdef dict __dict__
     cpdef emitted_to(self, stream, count)
 
 cdef class SpoutStatsCollector(_CommonStats):
@@ -24,3 +23,5 @@ cdef class SpoutStatsCollector(_CommonStats):
 
 cdef class BoltStatsCollector(_CommonStats):
     cdef public object sample_execute, acked_counts, failed_counts, process_latencies, executed_counts, execute_latencies, _executed, _acked
+    cpdef executed(self, component, stream, latency_ms)
+    cpdef acked(self, component, stream, latency_ms)
