@@ -1,7 +1,11 @@
 # Cython declarations for executor.py: setup.py compiles that .py with them when it can
 # (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.  The
-# executors are extension types for their attributes (struct fields); their methods stay
-# Python-overridable (no cpdef), and a __dict__ keeps other attributes settable.
+# executors are extension types: their attributes struct fields, the calls between their
+# methods on the hot path cpdef (still overridable by Python subclasses, such as the
+# topology master's); a __dict__ keeps other attributes settable.
+
+from pynimbus.worker.acker cimport Acker
+from pynimbus.worker.spout_pending cimport SpoutPending
 
 cdef class TupleImpl:
     cdef public object source_task, source_component, stream, values, message_id, ack_val, process_sample_start_ms
@@ -10,12 +14,19 @@ cdef class Executor:
     cdef public object context, component_id, task_ids, groupers, tasks_fns, component_conf, stats
     cdef public object _acker_task, _local_ackers, _tick_loop
     cdef dict __dict__
+    cpdef receive_values(self, source_task, stream, values, task_id)
+    cpdef emit(self, task_id, stream, values, direct_task=*)
+    cpdef out_tasks(self, task_id, stream, values, direct_task=*)
+    cpdef send(self, task_id, stream, values, targets, message_ids=*)
+    cpdef send_to_acker(self, task_id, stream, values)
+    cpdef emit_acker_messages(self, task_id, acker_emits)
 
 cdef class NoopBoltExecutor(Executor):
     pass
 
 cdef class AckerExecutor(Executor):
-    cdef public object acker
+    cdef public Acker acker
+    cpdef receive_ack(self, root_id, ack_val, task_id)
 
 cdef class ShellExecutor(Executor):
     cdef public object command, env, on_child_died, processes
@@ -24,6 +35,16 @@ cdef class ShellBoltExecutor(ShellExecutor):
     cdef public object inputs, receive_buffer_size
     cdef public Py_ssize_t _next_tuple_id
     cdef public bint _full
+    cpdef acked(self, task_id, tuple_)
+    cpdef input_taken(self)
+    cpdef _record_input(self, tuple_, record)
 
 cdef class ShellSpoutExecutor(ShellExecutor):
-    cdef public object pending, active, ready, _waiting, _asked_in_vain, _queued, _next_call
+    cdef public SpoutPending pending
+    cdef public object active, ready, _waiting, _asked_in_vain, _queued, _next_call
+    cpdef _call_back(self, callbacks)
+    cpdef _exchange(self, task_id, command, message_id=*)
+    cpdef _schedule_next(self, delay)
+    cpdef _next_tuples(self)
+    cpdef _sync(self, task_id)
+    cpdef spout_emit(self, task_id, stream, values, message_id, direct_task=*, task_ids_reply=*)

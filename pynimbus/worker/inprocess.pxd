@@ -1,8 +1,9 @@
 # Cython declarations for inprocess.py: setup.py compiles that .py with them when it can
 # (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.  The
-# components are extension types (their attributes read as struct fields, the calls between
-# their methods direct); the executors stay Python classes.
+# components and the in-process executors are extension types (their attributes read as
+# struct fields, the calls between their methods direct).
 
+from pynimbus.worker.executor cimport ShellBoltExecutor, ShellSpoutExecutor
 from pynimbus.worker.stats cimport BoltStatsCollector
 
 cdef class InProcessComponent:
@@ -23,3 +24,13 @@ cdef class DirectInProcessBolt(DirectInProcessComponent):
 
 cdef class DirectInProcessSpout(DirectInProcessComponent):
     cdef public object _sync
+
+cdef class InProcessBoltExecutor(ShellBoltExecutor):
+    cdef public object component_class
+
+cdef class InProcessSpoutExecutor(ShellSpoutExecutor):
+    cdef public object component_class, _command, _next_emitted
+    cdef public bint _in_batch
+    cpdef _exchange(self, task_id, command, message_id=*)
+    cpdef _sync(self, task_id)
+    cpdef _next_tuples(self)

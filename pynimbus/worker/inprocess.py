@@ -681,44 +681,46 @@ def _emitted_task_ids(targets, direct_task, need_task_ids):
     return [direct_task] if direct_task is not None else list(targets)  # never a grouper's own
 
 
-class InProcessExecutor(object):
-    """What replaces launching multilang children: one :class:`InProcessComponent` per task,
-    set up at once (``ShellBolt.prepare``/``ShellSpout.open``)."""
+def launch_in_process(executor):
+    """What replaces launching ``executor``'s multilang children: one
+    :class:`InProcessComponent` per task, set up at once (``ShellBolt.prepare``/
+    ``ShellSpout.open``).  A Deferred, failed if a component's set-up raised."""
+    conf = executor.context.storm_conf
+    component_class = executor.component_class
+    kind = executor.kind
+    calls = direct_calls(component_class, kind)
+    direct = DirectInProcessBolt if kind == BOLT else DirectInProcessSpout
+    for task_id in executor.task_ids:
+        on_action = (lambda action, task_id=task_id: executor.on_action(task_id, action))
+        if calls:
+            component = direct(executor.component_id, component_class, on_action,
+                               executor._died, executor, task_id, calls)
+        else:
+            component = InProcessComponent(executor.component_id, component_class, kind,
+                                           on_action, executor._died)
+        executor.processes[task_id] = component
+        context = topology_context_json(executor.context.user_topology,
+                                        executor.context.task_to_component, task_id)
+        try:
+            component.launch(conf, context)
+        except InProcessStartError as e:
+            return defer.fail(e)
+    return defer.succeed(None)
+
+
+class InProcessBoltExecutor(ShellBoltExecutor):
+    """A streamparse bolt in process: ShellBolt's executor, its child replaced
+    (:func:`launch_in_process`); a task's :class:`DirectInProcessBolt` takes its tuples
+    itself."""
+
+    kind = BOLT
 
     def __init__(self, *args, component_class, **kwargs):
         super().__init__(*args, **kwargs)
         self.component_class = component_class
 
     def launch_children(self):
-        conf = self.context.storm_conf
-        calls = direct_calls(self.component_class, self.kind)
-        direct = DirectInProcessBolt if self.kind == BOLT else DirectInProcessSpout
-        for task_id in self.task_ids:
-            on_action = (lambda action, task_id=task_id: self.on_action(task_id, action))
-            if calls:
-                component = direct(self.component_id, self.component_class, on_action,
-                                   self._died, self, task_id, calls)
-            else:
-                component = InProcessComponent(self.component_id, self.component_class,
-                                               self.kind, on_action, self._died)
-            self.processes[task_id] = component
-            context = topology_context_json(self.context.user_topology,
-                                            self.context.task_to_component, task_id)
-            try:
-                component.launch(conf, context)
-            except InProcessStartError as e:
-                return defer.fail(e)
-        return defer.succeed(None)
-
-
-class InProcessBoltExecutor(InProcessExecutor, ShellBoltExecutor):
-    """A streamparse bolt in process: ShellBolt's executor, its child replaced; a task's
-    :class:`DirectInProcessBolt` takes its tuples itself."""
-
-    kind = BOLT
-
-    def launch_children(self):
-        started = super().launch_children()
+        started = launch_in_process(self)
         if len(self.task_ids) == 1:
             process = self.processes.get(self.task_ids[0])
             if process.__class__ is DirectInProcessBolt:
@@ -733,22 +735,28 @@ class InProcessBoltExecutor(InProcessExecutor, ShellBoltExecutor):
             super().receive(tuple_, task_id)
 
 
-class InProcessSpoutExecutor(InProcessExecutor, ShellSpoutExecutor):
-    """A streamparse spout in process: ShellSpout's executor, its child replaced, and
-    ``nextTuple`` called in batches (the module docstring says how)."""
+class InProcessSpoutExecutor(ShellSpoutExecutor):
+    """A streamparse spout in process: ShellSpout's executor, its child replaced
+    (:func:`launch_in_process`), and ``nextTuple`` called in batches (the module docstring
+    says how)."""
 
     kind = SPOUT
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, component_class, **kwargs):
         super().__init__(*args, **kwargs)
+        self.component_class = component_class
         self._command = {task_id: None for task_id in self.task_ids}
         self._next_emitted = {task_id: False for task_id in self.task_ids}
         self._in_batch = False
 
+    def launch_children(self):
+        return launch_in_process(self)
+
     def _exchange(self, task_id, command, message_id=""):
         if not self._waiting[task_id]:
             self._command[task_id] = command
-        super()._exchange(task_id, command, message_id)
+        # the base's, named: a compiled cpdef method has no super()
+        ShellSpoutExecutor._exchange(self, task_id, command, message_id)
 
     def _sync(self, task_id):
         """The end of an exchange, which in process comes before ``_exchange`` returns:
