@@ -4,6 +4,8 @@
 # methods on the hot path cpdef (still overridable by Python subclasses, such as the
 # topology master's); a __dict__ keeps other attributes settable.
 
+cimport cython
+
 from pynimbus.worker.acker cimport Acker
 from pynimbus.worker.spout_pending cimport SpoutPending
 
@@ -35,8 +37,10 @@ cdef class ShellBoltExecutor(ShellExecutor):
     cdef public object inputs, receive_buffer_size
     cdef public Py_ssize_t _next_tuple_id
     cdef public bint _full
+    @cython.locals(tuple_=TupleImpl)
     cpdef acked(self, task_id, tuple_)
     cpdef input_taken(self)
+    @cython.locals(tuple_=TupleImpl)
     cpdef _record_input(self, tuple_, record)
 
 cdef class ShellSpoutExecutor(ShellExecutor):

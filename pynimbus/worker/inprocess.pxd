@@ -3,7 +3,9 @@
 # components and the in-process executors are extension types (their attributes read as
 # struct fields, the calls between their methods direct).
 
-from pynimbus.worker.executor cimport ShellBoltExecutor, ShellSpoutExecutor
+cimport cython
+
+from pynimbus.worker.executor cimport ShellBoltExecutor, ShellSpoutExecutor, TupleImpl
 from pynimbus.worker.stats cimport BoltStatsCollector
 
 cdef class InProcessComponent:
@@ -19,11 +21,14 @@ cdef class DirectInProcessComponent(InProcessComponent):
 
 cdef class DirectInProcessBolt(DirectInProcessComponent):
     cdef public object _inputs, _tasks_fns, _send, _transfer, _generate_id, _now_ms
+    cdef public object _acked, _input_taken
     cdef public BoltStatsCollector _stats
+    @cython.locals(anchor=TupleImpl)
+    cpdef _send_anchored_to_one(self, task_id, stream, values, targets, anchor)
     cdef public Py_ssize_t _next_id
 
 cdef class DirectInProcessSpout(DirectInProcessComponent):
-    cdef public object _sync
+    cdef public object _sync, _executor_emit
 
 cdef class InProcessBoltExecutor(ShellBoltExecutor):
     cdef public object component_class

@@ -432,6 +432,8 @@ class DirectInProcessBolt(DirectInProcessComponent):
         self._generate_id = executor.context.generate_id
         self._now_ms = executor.context.now_ms
         self._stats = executor.stats
+        self._acked = executor.acked
+        self._input_taken = executor.input_taken
         self._next_id = 0
         component = self.component
         if "emit" in calls:
@@ -553,7 +555,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
         """pystorm's ``Bolt.ack`` with ``ShellBolt.handleAck``."""
         tuple_ = self._take(tup, "ack", "Acked")
         if tuple_ is not None:
-            self._executor.acked(self._task_id, tuple_)
+            self._acked(self._task_id, tuple_)
 
     def fail(self, tup):
         """pystorm's ``Bolt.fail`` with ``ShellBolt.handleFail``."""
@@ -573,7 +575,7 @@ class DirectInProcessBolt(DirectInProcessComponent):
             elif not self._dead:
                 self._executor._protocol_error(self._task_id, not_pending(verb, tup_id))
             return None
-        self._executor.input_taken()
+        self._input_taken()
         return tuple_
 
 
@@ -591,6 +593,7 @@ class DirectInProcessSpout(DirectInProcessComponent):
 
         self._pystorm_emit = Spout.emit
         self._sync = executor._sync
+        self._executor_emit = executor.spout_emit
         if "emit" in calls:
             self.component.emit = self._spout_emit
 
@@ -631,7 +634,7 @@ class DirectInProcessSpout(DirectInProcessComponent):
         if self._dead:
             return None
         try:
-            targets = self._executor.spout_emit(
+            targets = self._executor_emit(
                 self._task_id, DEFAULT_STREAM_ID if stream is None else stream, list(tup),
                 tup_id, direct_task)
         except GroupingError as e:
