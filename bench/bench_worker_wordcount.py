@@ -379,6 +379,7 @@ def bench(args):
           % (len(corpus), sum(len(line.split()) for line in corpus), MAX_SPOUT_PENDING,
              args.runs, "on" if args.bytecode_cache else "off (the environment's setting)",
              args.java_worker_opts, JAVA_WORKER_HEAP_MB))
+    print(pynimbus_build())
     sys.stdout.flush()
     with ZooKeeperServer() as zookeeper, pynimbus_target("1.x", zookeeper) as target, \
             tempfile.TemporaryDirectory(prefix="pynimbus-bench-wc-") as workdir:
