@@ -12,7 +12,7 @@ the one source of truth and runs as it is wherever the compiled module is absent
 ``pynimbus.compiled.compiled_modules()`` tells at run time which modules are compiled.
 """
 
-import glob
+import importlib.util
 import os
 import sys
 
@@ -24,13 +24,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def compiled_module_sources():
-    """``{module name: .py path}`` of every module with a ``.pxd`` beside it."""
-    sources = {}
-    for pxd in sorted(glob.glob(os.path.join("pynimbus", "**", "*.pxd"), recursive=True)):
-        source = pxd[:-len(".pxd")] + ".py"
-        if os.path.exists(os.path.join(HERE, source)):
-            sources[source[:-len(".py")].replace(os.sep, ".")] = source
-    return sources
+    """``{module name: .py path}`` of the modules pynimbus.compiled names (those with a
+    ``.pxd`` beside their ``.py``); that module is loaded by its path, as the package's
+    dependencies need not be installed yet."""
+    spec = importlib.util.spec_from_file_location(
+        "pynimbus_compiled", os.path.join(HERE, "pynimbus", "compiled.py"))
+    compiled = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compiled)
+    return {name: name.replace(".", os.sep) + ".py" for name in compiled.compilable_modules()}
 
 
 class optional_build_ext(build_ext):
