@@ -28,6 +28,9 @@ PYNIMBUS_DEFAULTS = {
     "pynimbus.storm.compat": "1.x",
     # Address the Thrift server binds; Storm binds every interface.  `pynimbus dev` uses loopback.
     "pynimbus.thrift.bind.address": "0.0.0.0",
+    # Address a Python worker's tuple port binds (the supervisor's setting); Storm's workers
+    # bind every interface.  `pynimbus dev` uses loopback.
+    "pynimbus.worker.bind.address": "0.0.0.0",
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
     # Serve Nimbus's reads of /storms, /assignments, /supervisors, /workerbeats, /errors,
@@ -61,6 +64,11 @@ PYNIMBUS_DEFAULTS = {
     # Longest frame of tuples a worker accepts from another worker; a longer one closes the
     # connection (Storm's netty decoder has no limit).
     "pynimbus.worker.transport.max_frame_bytes": 16 * 1048576,
+    # A Python supervisor starts a worker that died by itself again at its next sync; one that
+    # dies again in a row waits this long first, twice as long after each further death, at
+    # most the max (pynimbus.supervisor.worker_failures.RestartBackoff).  Storm: no delay.
+    "pynimbus.supervisor.worker.restart.delay.secs": 2,
+    "pynimbus.supervisor.worker.restart.max.delay.secs": 60,
     # Which placement mk-assignments runs: "default" (Storm's default/even scheduler) or
     # "jstorm" (JStorm 2.2.1's TopologyAssign, pynimbus.jstorm_port).
     "pynimbus.scheduler": "default",
@@ -220,6 +228,35 @@ def check_positive_secs(user, origin, key, meaning, or_null=False):
         raise ConfigError("%s: %s cannot be %s: it is %s, a number above 0%s" % (
             origin.get(key, "the configuration"), key, json.dumps(value, default=str),
             meaning, " (or null)" if or_null else ""))
+
+
+# The path settings a daemon reads, each made absolute once at start (:func:`absolute_paths`).
+PATH_SETTINGS = ("storm.local.dir", "storm.log.dir", "blobstore.dir",
+                 "pynimbus.embedded.state.dir")
+
+
+def absolute_paths(conf, home):
+    """``conf`` with every relative path of :data:`PATH_SETTINGS` made absolute against
+    ``home``, the daemon's working directory (a new dict; unset ones stay unset).
+
+    Port of ``ConfigUtils.absoluteStormLocalDir``, which joins a relative ``storm.local.dir``
+    to ``storm.home``; pynimbus has no install directory, so its home is where the daemon was
+    started.  Done once, before anything reads a path: the supervisor passes its conf on to
+    workers that run in directories of their own, where a relative path means another place.
+    """
+    resolved = dict(conf)
+    for key in PATH_SETTINGS:
+        value = resolved.get(key)
+        if isinstance(value, str) and value and not os.path.isabs(value):
+            resolved[key] = os.path.normpath(os.path.join(home, value))
+    return resolved
+
+
+def storm_log_dir(conf):
+    """Where daemons and workers log: ``storm.log.dir``, else ``<storm.local.dir>/logs``
+    (Storm's default is ``<storm.home>/logs``)."""
+    return conf.get("storm.log.dir") or os.path.join(
+        os.path.abspath(conf["storm.local.dir"]), "logs")
 
 
 def embedded_state_dir(conf):

@@ -8,8 +8,8 @@ import pytest
 from pynimbus_path import child_env
 from pynimbus import cli
 from pynimbus.config import (
-    ConfigError, default_config, embedded_state_dir, parse_command_line_opt, read_storm_config,
-    storm_yaml_path, uses_zookeeper)
+    PATH_SETTINGS, ConfigError, absolute_paths, default_config, embedded_state_dir,
+    parse_command_line_opt, read_storm_config, storm_yaml_path, uses_zookeeper)
 
 
 def test_defaults_carry_storms_values():
@@ -92,6 +92,27 @@ def test_dev_binds_loopback_and_keeps_user_choices(tmp_path):
     yaml_file.write_text("storm.local.hostname: myhost\n")
     args = cli.build_parser().parse_args(["dev", "--config", str(yaml_file)])
     assert cli.load_config(args)["storm.local.hostname"] == "myhost"
+
+
+def test_relative_path_settings_are_made_absolute_against_the_daemons_directory(tmp_path):
+    """storm.local.dir (Storm's default, the relative "storm-local") and every other path
+    setting given relative are resolved against the directory the daemon starts in; absolute
+    ones and unset ones stay as they are, and the client commands resolve nothing."""
+    given = ["-c", "storm.log.dir=logs/../my-logs", "-c", "blobstore.dir=/srv/blobs"]
+    for command in ("dev", "nimbus", "supervisor"):
+        conf = cli.load_config(cli.build_parser().parse_args([command] + given),
+                               cwd=str(tmp_path))
+        assert conf["storm.local.dir"] == str(tmp_path / "storm-local")
+        assert conf["storm.log.dir"] == str(tmp_path / "my-logs")
+        assert conf["blobstore.dir"] == "/srv/blobs"
+        assert conf.get("pynimbus.embedded.state.dir") is None
+        assert embedded_state_dir(conf) == str(tmp_path / "storm-local" / "embedded-state")
+    conf = cli.load_config(cli.build_parser().parse_args(["list"]), cwd=str(tmp_path))
+    assert conf["storm.local.dir"] == "storm-local"
+    assert set(PATH_SETTINGS) >= {"storm.local.dir", "storm.log.dir"}
+    original = {"storm.local.dir": "here"}
+    assert absolute_paths(original, "/base") == {"storm.local.dir": "/base/here"}
+    assert original == {"storm.local.dir": "here"}
 
 
 def test_version_and_help(capsys):
