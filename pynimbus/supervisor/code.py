@@ -35,6 +35,9 @@ from pynimbus.blobstore.keys import (
     master_stormcode_key, master_stormconf_key, master_stormjar_key)
 from pynimbus.client import NimbusClient
 from pynimbus.cluster.paths import url_encode_2x
+from pynimbus.cluster.serialization import deserialize
+from pynimbus.generated.storm.ttypes import StormTopology
+from pynimbus.topology_store import from_compressed_json_conf
 from pynimbus.supervisor.registration import supervisor_local_dir
 
 log = logging.getLogger(__name__)
@@ -94,6 +97,25 @@ def supervisor_stormcode_path(stormroot):
 def supervisor_stormconf_path(stormroot):
     """Port of ``ConfigUtils.supervisorStormConfPath``."""
     return os.path.join(stormroot, "stormconf.ser")
+
+
+def read_supervisor_storm_conf(conf, storm_id):
+    """Port of ``ConfigUtils.readSupervisorStormConf``: the supervisor's conf with the
+    topology's stored conf over it.  Blocking."""
+    stormroot = supervisor_stormdist_root(conf, storm_id)
+    with open(supervisor_stormconf_path(stormroot), "rb") as f:
+        topology_conf = from_compressed_json_conf(f.read())
+    merged = dict(conf)
+    merged.update(topology_conf)
+    return merged
+
+
+def read_supervisor_topology(conf, storm_id):
+    """Port of ``ConfigUtils.readSupervisorTopology``: the stored (normalized) user topology.
+    Blocking."""
+    stormroot = supervisor_stormdist_root(conf, storm_id)
+    with open(supervisor_stormcode_path(stormroot), "rb") as f:
+        return deserialize(f.read(), StormTopology)
 
 
 def _download_blob_attempt(nimbus, key, local_file):

@@ -59,8 +59,11 @@ from pynimbus import client
 from pynimbus.client import NimbusClient
 from pynimbus.cluster import make_cluster_state
 from pynimbus.cluster.paths import url_encode_2x
+from pynimbus.config import absolute_paths
+from pynimbus.clojure_port.system_topology import SYSTEM_COMPONENT_ID
+from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.supervisor import (
-    assignments, code, nimbus_rpc, registration, thrift_service, worker_dirs)
+    assignments, code, nimbus_rpc, registration, thrift_service, worker_dirs, worker_failures)
 from pynimbus.supervisor.assignments import LaunchedWorker
 
 log = logging.getLogger(__name__)
@@ -160,6 +163,22 @@ def remove_unassigned_code(conf, assigned_storm_ids):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
+def worker_log_path(conf, storm_id, port):
+    """Where the worker of ``storm_id`` on ``port`` writes its output."""
+    return os.path.join(worker_dirs.worker_artifacts_root(conf, storm_id, port), "worker.log")
+
+
+def read_tail(path, size=65536):
+    """The last ``size`` bytes of the file at ``path`` as text ("" when unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - size))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def empty_dir(path):
     """Remove ``path`` with its contents and make it again, empty."""
     shutil.rmtree(path, ignore_errors=True)
@@ -180,7 +199,9 @@ class SupervisorDaemon:
     def __init__(self, conf, reactor, cluster_state=None, run_blocking=deferToThread,
                  make_worker_id=lambda: str(uuid.uuid4()),
                  worker_command=worker_launch_command):
-        self.conf = conf
+        # its workers run in directories of their own, where a relative path means another
+        # place: they get this conf with every path absolute (the CLI resolved them already)
+        self.conf = absolute_paths(conf, os.getcwd())
         self.reactor = reactor
         self.cluster_state = cluster_state
         self.run_blocking = run_blocking
@@ -193,6 +214,9 @@ class SupervisorDaemon:
         self.launched = {}       # {worker_id: LaunchedWorker} launched by this process
         self.children = {}       # {worker_id: Popen} of the workers this process started
         self.dead_workers = set()
+        self.backoff = worker_failures.RestartBackoff(
+            conf.get("pynimbus.supervisor.worker.restart.delay.secs", 2),
+            conf.get("pynimbus.supervisor.worker.restart.max.delay.secs", 60))
         self._owns_cluster_state = cluster_state is None
         self._sync_lock = defer.DeferredLock()
         # 2.x: the Thrift service, the assignments Nimbus gave (InMemoryAssignmentBackend)
@@ -410,11 +434,16 @@ class SupervisorDaemon:
         yield defer.gatherResults([self.shutdown_worker(worker_id)
                                    for worker_id, _ in actions.to_kill], consumeErrors=True)
         yield self.run_blocking(remove_unassigned_code, self.conf, storm_ids)
+        for port in self.backoff.ports() - set(assigned):
+            self.backoff.forget(port)
         for port, local_assignment in sorted(actions.to_launch.items()):
-            if local_assignment.topology_id in downloaded:
-                yield self.launch_worker(port, local_assignment)
-            else:
+            if local_assignment.topology_id not in downloaded:
                 log.info("port %d waits for the code of %s", port, local_assignment.topology_id)
+            elif self.backoff.wait_secs(port, now) > 0:
+                log.debug("port %d waits %.1f s before its worker starts again", port,
+                          self.backoff.wait_secs(port, now))
+            else:
+                yield self.launch_worker(port, local_assignment)
 
     def _read_workers(self):
         """The heartbeats of the workers found and the approved ids.  Blocking."""
@@ -422,12 +451,57 @@ class SupervisorDaemon:
                 worker_dirs.ApprovedWorkers(self.conf).get())
 
     def _note_dead_workers(self):
-        """Mark the workers this process started whose process exited (reaping them)."""
+        """Mark the workers this process started whose process exited (reaping them); each
+        new death is logged once, delays the port's next launch (:attr:`backoff`) and is
+        reported as an error of the worker's components."""
+        now = self.reactor.seconds()
         for worker_id, child in self.children.items():
-            if child.poll() is not None:
-                if worker_id not in self.dead_workers:
-                    log.info("worker %s exited with code %s", worker_id, child.returncode)
-                self.dead_workers.add(worker_id)
+            if child.poll() is None or worker_id in self.dead_workers:
+                continue
+            self.dead_workers.add(worker_id)
+            launched = self.launched.get(worker_id)
+            if launched is None or not assignments.equivalent(
+                    self.assigned.get(launched.port), launched.local_assignment):
+                # what it ran is no longer assigned: it stopped as a worker should
+                log.info("worker %s exited with code %s", worker_id, child.returncode)
+                continue
+            uptime = now - launched.time_secs
+            delay = self.backoff.died(launched.port, now, uptime)
+            storm_id = launched.local_assignment.topology_id
+            log_path = worker_log_path(self.conf, storm_id, launched.port)
+            log.info("worker %s exited with code %s after %d s (its log: %s); port %d starts "
+                     "again %s", worker_id, child.returncode, uptime, log_path, launched.port,
+                     "in %d s (%d deaths in a row)" % (delay, self.backoff.deaths(launched.port))
+                     if delay else "now")
+            d = self.run_blocking(self._report_worker_exit, launched, child.returncode, uptime)
+            d.addErrback(lambda failure: log.warning(
+                "worker exit not reported: %s", failure.getErrorMessage()))
+
+    def _report_worker_exit(self, launched, exit_code, uptime_secs):
+        """Report a worker's exit under its components' errors.  Blocking."""
+        storm_id = launched.local_assignment.topology_id
+        log_path = worker_log_path(self.conf, storm_id, launched.port)
+        text = worker_failures.worker_exit_message(
+            self.hostname, launched.port, exit_code, uptime_secs,
+            worker_failures.failure_reason(read_tail(log_path)), log_path)
+        executors = [(e.task_start, e.task_end) for e in launched.local_assignment.executors]
+        for component_id in self._components_of(storm_id, executors):
+            self.cluster_state.report_error(storm_id, component_id, self.hostname,
+                                            launched.port, text)
+
+    def _components_of(self, storm_id, executors):
+        """The components to report ``executors``' failures under (the worker's system
+        component when the topology's code cannot be read).  Blocking."""
+        try:
+            topology_conf = code.read_supervisor_storm_conf(self.conf, storm_id)
+            topology = code.read_supervisor_topology(self.conf, storm_id)
+            task_to_component = storm_task_info(
+                topology, topology_conf, topology_conf.get("pynimbus.storm.compat", "1.x"))
+        except Exception as e:  # the code is what may be broken
+            log.debug("the components of %s not read: %s", storm_id, e)
+            return [SYSTEM_COMPONENT_ID]
+        return worker_failures.reported_components(task_to_component, executors) or [
+            SYSTEM_COMPONENT_ID]
 
     # -- kill ----------------------------------------------------------------------------
 
@@ -459,7 +533,7 @@ class SupervisorDaemon:
         self.children.pop(worker_id, None)
         self.launched.pop(worker_id, None)
         self.dead_workers.discard(worker_id)
-        log.info("Shut down %s:%s", self.supervisor_id, worker_id)
+        log.debug("Shut down %s:%s", self.supervisor_id, worker_id)
 
     @defer.inlineCallbacks
     def shutdown_all_workers(self):
@@ -478,7 +552,7 @@ class SupervisorDaemon:
     def _start_worker_process(self, worker_id, port, storm_id):
         """Directories, approval, conf file and the process (1.2.4 ``Container.setup`` and
         ``BasicContainer.launch``).  Blocking."""
-        artifacts = worker_dirs.setup_worker_dirs(
+        worker_dirs.setup_worker_dirs(
             self.conf, worker_id, storm_id, port,
             code.supervisor_stormdist_root(self.conf, storm_id))
         worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
@@ -490,7 +564,7 @@ class SupervisorDaemon:
         with open(conf_path, "w") as f:
             json.dump(worker_conf, f, default=str)
         command = self.worker_command(conf_path, storm_id, self.supervisor_id, port, worker_id)
-        with open(os.path.join(artifacts, "worker.log"), "ab") as out:
+        with open(worker_log_path(self.conf, storm_id, port), "ab") as out:
             child = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         worker_dirs.touch_worker_pid(self.conf, worker_id, child.pid)
@@ -501,8 +575,11 @@ class SupervisorDaemon:
         """Launch a worker for ``port``'s assignment (1.0 ``launch-worker``)."""
         worker_id = self.make_worker_id()
         storm_id = local_assignment.topology_id
-        log.info("Launching worker with assignment %s for this supervisor %s on port %d "
-                 "with id %s", local_assignment, self.supervisor_id, port, worker_id)
+        log.info("Launching worker %s of %s on port %d (%d executors; its log: %s)",
+                 worker_id, storm_id, port, len(local_assignment.executors or ()),
+                 worker_log_path(self.conf, storm_id, port))
+        log.debug("Launching worker with assignment %s for this supervisor %s on port %d "
+                  "with id %s", local_assignment, self.supervisor_id, port, worker_id)
         self.launched[worker_id] = LaunchedWorker(port, local_assignment,
                                                   self.reactor.seconds())
         try:

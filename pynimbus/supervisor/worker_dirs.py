@@ -20,6 +20,7 @@ import shutil
 import uuid
 
 from pynimbus.cluster.paths import url_encode_2x
+from pynimbus.config import storm_log_dir
 from pynimbus.generated.storm.ttypes import LSApprovedWorkers
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor.registration import supervisor_local_dir
@@ -72,8 +73,7 @@ def worker_artifacts_root(conf, storm_id, port):
     """Port of ``ConfigUtils.workerArtifactsRoot``: ``<storm.log.dir>/workers-artifacts/<id>/
     <port>``, with ``storm.log.dir`` defaulting to ``<storm.local.dir>/logs``.  The id is
     URL-encoded (as in ``stormdist``) so that it always names one directory."""
-    log_dir = conf.get("storm.log.dir") or os.path.join(
-        os.path.abspath(conf["storm.local.dir"]), "logs")
+    log_dir = storm_log_dir(conf)
     name = url_encode_2x(storm_id)
     if name in ("", ".", ".."):
         raise ValueError("%r is not a topology id a directory can be named after" % storm_id)

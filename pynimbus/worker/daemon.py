@@ -30,20 +30,17 @@ from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
 from pynimbus.cluster import make_cluster_state
-from pynimbus.cluster.serialization import deserialize
 from pynimbus.clojure_port.system_topology import (
     ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
 from pynimbus.clojure_port.tasks import storm_task_info
-from pynimbus.generated.storm.ttypes import (
-    StormTopology, SupervisorWorkerHeartbeat, TopologyStatus)
+from pynimbus.generated.storm.ttypes import SupervisorWorkerHeartbeat, TopologyStatus
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor.registration import supervisor_hostname
 from pynimbus.supervisor.worker_dirs import (
     LS_WORKER_HEARTBEAT, touch_worker_pid, worker_heartbeats_root, worker_pids_root)
 from pynimbus.supervisor.code import (
-    RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path,
+    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
     supervisor_stormdist_root)
-from pynimbus.topology_store import from_compressed_json_conf
 from pynimbus.worker.executor import (
     AckerExecutor, NoopBoltExecutor, TupleImpl, WorkerContext, receive_message_id)
 from pynimbus.worker.groupings import (
@@ -69,25 +66,6 @@ EXIT_CODE_CHILD_DIED = 11  # ShellBolt.die: Runtime.halt(11)
 EXIT_CODE_SUICIDE = 1  # 2.8.8 Worker's suicide function: exitProcess(1, ...)
 # Seconds a 2.x worker's call to its supervisor or to Nimbus may take (they run every second).
 RPC_TIMEOUT_SECS = 5.0
-
-
-def read_supervisor_storm_conf(conf, storm_id):
-    """Port of ``ConfigUtils.readSupervisorStormConf``: the supervisor's conf with the
-    topology's stored conf over it.  Blocking."""
-    stormroot = supervisor_stormdist_root(conf, storm_id)
-    with open(supervisor_stormconf_path(stormroot), "rb") as f:
-        topology_conf = from_compressed_json_conf(f.read())
-    merged = dict(conf)
-    merged.update(topology_conf)
-    return merged
-
-
-def read_supervisor_topology(conf, storm_id):
-    """Port of ``ConfigUtils.readSupervisorTopology``: the stored (normalized) user topology.
-    Blocking."""
-    stormroot = supervisor_stormdist_root(conf, storm_id)
-    with open(supervisor_stormcode_path(stormroot), "rb") as f:
-        return deserialize(f.read(), StormTopology)
 
 
 def executor_key(executor):
@@ -356,7 +334,11 @@ class WorkerDaemon(object):
         self.server = TupleServerFactory(
             {task_id: self._receiver(task_id) for task_id in self.task_to_executor},
             max_frame_bytes=settings["max_frame_bytes"])
-        self.listening = self.reactor.listenTCP(self.port, self.server)
+        # the supervisor's setting, never the topology's: where a host's ports are open is
+        # the operator's choice (pynimbus dev: loopback)
+        self.listening = self.reactor.listenTCP(
+            self.port, self.server,
+            interface=self.supervisor_conf.get("pynimbus.worker.bind.address") or "")
 
     def _receiver(self, task_id):
         """The transport's receiver of ``task_id``: hands tuples over and answers whether
