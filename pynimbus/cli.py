@@ -35,13 +35,15 @@ from twisted.internet.error import ReactorNotRunning
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X, __version__
 from pynimbus.client_cli import CLIENT_COMMANDS, add_client_commands, run_client_command
-from pynimbus.config import ConfigError, read_storm_config, storm_yaml_path
+from pynimbus.config import (
+    ConfigError, absolute_paths, read_storm_config, storm_log_dir, storm_yaml_path)
 from pynimbus.errors import RefusalLogFilter
 
 log = logging.getLogger("pynimbus")
 
 DEV_DEFAULTS = {
     "pynimbus.thrift.bind.address": "127.0.0.1",
+    "pynimbus.worker.bind.address": "127.0.0.1",
     "storm.local.hostname": "localhost",
     "nimbus.seeds": ["localhost"],
     # one Python supervisor in the dev process, on supervisor.slots.ports (false: none)
@@ -62,7 +64,9 @@ def build_parser():
     common.add_argument("--config", metavar="FILE",
                         help="storm.yaml to read (default: $STORM_CONF_DIR/storm.yaml if present)")
     common.add_argument("-c", dest="options", metavar="KEY=VALUE", action="append", default=[],
-                        help="override a config key, as `storm -c` does (value parsed as JSON)")
+                        help="override a config key, as `storm -c` does: the value is read as "
+                             "JSON, and one that is not JSON is a string "
+                             "(-c nimbus.thrift.port=6628 -c storm.local.dir=/tmp/storm)")
     common.add_argument("--log-level", default="INFO",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log level (INFO)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -75,11 +79,17 @@ def build_parser():
                     "embedded store under storm.local.dir.")
     sub.add_parser(
         "dev", parents=[common],
-        help="run Nimbus for one machine: embedded store, 127.0.0.1:6627",
-        description="Run Nimbus for development on one machine: the embedded cluster-state "
-                    "store (no ZooKeeper, no JVM), bound to 127.0.0.1, advertised as localhost. "
-                    "Storm supervisors need ZooKeeper (-c 'storm.zookeeper.servers=[...]'); "
-                    "until one registers, dev warns that nothing will run the topologies.")
+        help="run a whole cluster on this machine: Nimbus on 127.0.0.1:6627 and a Python "
+             "supervisor with 4 slots",
+        description="Run Storm on one machine for development: Nimbus on 127.0.0.1:6627 with "
+                    "the embedded cluster-state store (no ZooKeeper, no JVM), and in the "
+                    "same process a Python supervisor whose workers take the slots of "
+                    "supervisor.slots.ports (6700-6703: four workers) and listen on "
+                    "127.0.0.1. Files go under storm.local.dir (./storm-local), worker logs "
+                    "under its logs/workers-artifacts. Ctrl-C stops it with its workers. "
+                    "-c pynimbus.dev.supervisor=false runs Nimbus alone (then `pynimbus "
+                    "supervisor`, or Storm's supervisors with -c "
+                    "'storm.zookeeper.servers=[...]', run the topologies).")
     sub.add_parser(
         "supervisor", parents=[common],
         help="run a Python supervisor: the workers of what Nimbus assigns to it",
@@ -95,22 +105,24 @@ def build_parser():
     return parser
 
 
-def load_config(args):
-    """Return the effective conf for the parsed ``args`` (dev defaults under storm.yaml)."""
+def load_config(args, cwd=None):
+    """Return the effective conf for the parsed ``args`` (dev defaults under storm.yaml); a
+    daemon's relative paths are made absolute against ``cwd`` (the working directory)."""
     conf = read_storm_config(args.config, args.options)
     if args.command == "dev":
         user = read_storm_config(args.config, args.options, base={})
         for key, value in DEV_DEFAULTS.items():
             conf[key] = user.get(key, value)
         conf["storm.zookeeper.servers"] = user.get("storm.zookeeper.servers", [])
+    if args.command not in CLIENT_COMMANDS:
+        conf = absolute_paths(conf, cwd or os.getcwd())
     return conf
 
 
 def setup_logging(conf, level, daemon="nimbus"):
     """Log to stderr and to ``<storm.log.dir or storm.local.dir/logs>/<daemon>.log``; return
     the file's path."""
-    log_dir = conf.get("storm.log.dir") or os.path.join(
-        os.path.abspath(conf["storm.local.dir"]), "logs")
+    log_dir = storm_log_dir(conf)
     os.makedirs(log_dir, exist_ok=True)
     path = os.path.join(log_dir, daemon + ".log")
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -247,6 +259,7 @@ def main(argv=None):
     supervisor = args.command == "supervisor"
     path = setup_logging(conf, args.log_level, "supervisor" if supervisor else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
+    log.info("storm.local.dir is %s", conf["storm.local.dir"])
     log_storm_yaml(args.config)
     if supervisor or args.command == "dev":
         put_interpreter_bin_first_on_path()

@@ -12,14 +12,17 @@ embedded store, while ``pynimbus supervisor`` can.
 
 import json
 import logging
+import os
 
 from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
-from pynimbus.config import embedded_state_dir, uses_zookeeper
+from pynimbus.config import embedded_state_dir, storm_log_dir, uses_zookeeper
 from pynimbus.nimbus import NimbusDaemon
+from pynimbus.ports import PortInUse, port_in_use_message, ports_in_use
 from pynimbus.supervisor.daemon import SupervisorDaemon
+from pynimbus.supervisor.worker_dirs import ApprovedWorkers
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,36 @@ def no_supervisor_message(conf):
             + how)
 
 
+def check_slot_ports(conf):
+    """Refuse to start dev's supervisor on slot ports held by another program (ports of the
+    workers this storm.local.dir's supervisor approved are its own: it adopts them).
+
+    :raises PortInUse: naming the ports and how to choose others.
+    """
+    own = set(ApprovedWorkers(conf).get().values())
+    interface = conf.get("pynimbus.worker.bind.address") or ""
+    ports = [int(p) for p in conf.get("supervisor.slots.ports") or () if int(p) not in own]
+    taken = ports_in_use(ports, interface)
+    if taken:
+        raise PortInUse(port_in_use_message("supervisor.slots.ports", taken, interface))
+
+
+def started_message(conf, nimbus_port):
+    """What dev tells a developer once it runs: where things are, how to look at them."""
+    ports = sorted(int(p) for p in conf.get("supervisor.slots.ports") or ())
+    log_dir = storm_log_dir(conf)
+    logs = os.path.join(log_dir, "workers-artifacts", "<topology id>", "<port>", "worker.log")
+    return "\n".join([
+        "pynimbus dev is running: Nimbus on %s:%d, a Python supervisor with %d slots (%s)."
+        % (conf.get("pynimbus.thrift.bind.address"), nimbus_port, len(ports),
+           ", ".join(map(str, ports))),
+        "  submit a streamparse project:  pynimbus submit topologies/NAME.py  (in the project)",
+        "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch",
+        "  worker logs:                   %s" % logs,
+        "  this log:                      %s" % os.path.join(log_dir, "nimbus.log"),
+        "  stop it (and its workers):     Ctrl-C"])
+
+
 class DevNimbusDaemon(NimbusDaemon):
     """A NimbusDaemon with, under ``pynimbus.dev.supervisor``, a Python supervisor beside it;
     otherwise it warns, at start and after each submission, while no supervisor is registered
@@ -65,10 +98,13 @@ class DevNimbusDaemon(NimbusDaemon):
 
     @defer.inlineCallbacks
     def start(self):
+        if self.conf.get("pynimbus.dev.supervisor"):
+            yield deferToThread(check_slot_ports, self.conf)
         started = yield super().start()
         if self.conf.get("pynimbus.dev.supervisor"):
             self.supervisor = SupervisorDaemon(self.conf, self.reactor)
             yield self.supervisor.start()
+            log.info("%s", started_message(self.conf, self.bound_port))
         else:
             self.notice_if_no_supervisor()
         return started

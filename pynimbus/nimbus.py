@@ -11,6 +11,7 @@ import logging
 import time
 
 from twisted.internet import defer, task
+from twisted.internet.error import CannotListenError
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
@@ -35,6 +36,7 @@ from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.handlers.submission import SubmissionHandler
 from pynimbus.hostname import hostname
 from pynimbus.monitor import Monitor
+from pynimbus.ports import PortInUse, port_in_use_message
 from pynimbus.local_state import TopologyHistory
 from pynimbus.server import ThriftServerFactory
 from pynimbus.supervisor_push import SupervisorPusher
@@ -222,10 +224,15 @@ class NimbusDaemon:
         self._wire_concerns(concerns)
         self.factory = ThriftServerFactory.from_conf(
             Nimbus.Processor(NimbusHandler(*concerns)), self.conf, clock=self.reactor)
-        self.port = self.reactor.listenTCP(
-            int(self.conf["nimbus.thrift.port"]), self.factory,
-            interface=self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0",
-            backlog=LISTEN_BACKLOG)
+        interface = self.conf.get("pynimbus.thrift.bind.address") or "0.0.0.0"
+        try:
+            self.port = self.reactor.listenTCP(
+                int(self.conf["nimbus.thrift.port"]), self.factory, interface=interface,
+                backlog=LISTEN_BACKLOG)
+        except CannotListenError as e:
+            raise PortInUse(port_in_use_message(
+                "nimbus.thrift.port", [int(e.port)], interface,
+                getattr(e.socketError, "strerror", None) or e.socketError))
         self.bound_port = self.port.getHost().port
         # Bound (the port number names this nimbus) but not accepting until it is registered
         # and queued for leadership, as Storm serves only after joining the leader latch;
