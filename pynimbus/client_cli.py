@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import tempfile
+import time
 
 from thrift.Thrift import TException
 
@@ -22,9 +23,10 @@ from pynimbus.generated.storm.ttypes import (
     KillOptions, SubmitOptions, TopologyInitialStatus)
 from pynimbus.storm_commands import (
     CommandError, NimbusClient, connect_to_leader, parse_executor, parse_host_port,
-    rebalance_options, topology_table, upload_jar, wait_until_running)
+    rebalance_options, storm_id_of, topology_table, upload_jar, wait_until_running)
+from pynimbus.topology_status import ALL_TIME, WINDOWS, error_summary, status_lines
 
-CLIENT_COMMANDS = ("submit", "kill", "list", "activate", "deactivate", "rebalance")
+CLIENT_COMMANDS = ("submit", "kill", "list", "status", "activate", "deactivate", "rebalance")
 DEFAULT_WAIT_TIMEOUT_SECS = 120
 
 
@@ -55,19 +57,48 @@ def add_client_commands(sub, common):
                         help="return once every executor of the topology has a heartbeat")
     submit.add_argument("--wait-timeout", type=float, default=DEFAULT_WAIT_TIMEOUT_SECS,
                         metavar="SECS", help="how long --wait waits (%(default)s)")
-    kill = sub.add_parser("kill", parents=[client], help="kill topologies (storm kill)")
-    kill.add_argument("names", nargs="+", metavar="NAME")
+    kill = sub.add_parser(
+        "kill", parents=[client], help="kill topologies (storm kill)",
+        description="Kill topologies, as `storm kill` does: each is deactivated, then its "
+                    "workers are shut down after the wait.")
+    kill.add_argument("names", nargs="+", metavar="NAME", help="a topology's name")
     kill.add_argument("-w", "--wait", type=int, metavar="SECS",
                       help="seconds between deactivation and shutdown "
                            "(default: the topology's topology.message.timeout.secs)")
-    sub.add_parser("list", parents=[client], help="list topologies (storm list)")
+    sub.add_parser(
+        "list", parents=[client], help="list topologies (storm list), with their errors",
+        description="List the topologies as `storm list` does (name, status, tasks, "
+                    "workers, uptime), with the number of errors their components keep and "
+                    "each one's newest error.")
+    status_parser = sub.add_parser(
+        "status", parents=[client],
+        help="show a topology's components, their figures and errors",
+        description="Show what the Storm UI's topology page shows, as text: per component "
+                    "its executors, emitted, transferred, acked and failed tuples, latency "
+                    "(a spout's complete latency, a bolt's process latency) and the age of "
+                    "its last error; then the newest errors, with where they happened.")
+    status_parser.add_argument("name", metavar="NAME", help="the topology's name")
+    status_parser.add_argument("--watch", nargs="?", type=float, const=2.0, metavar="SECS",
+                               help="show it again every SECS seconds (2) until Ctrl-C")
+    status_parser.add_argument("--window", default=ALL_TIME, choices=sorted(WINDOWS),
+                               help="the stats window, in seconds, or %s (the default)"
+                                    % ALL_TIME)
+    status_parser.add_argument("--sys", action="store_true",
+                               help="include the system components and streams (__acker...)")
+    status_parser.add_argument("--errors", type=int, default=5, metavar="N",
+                               help="how many of the newest errors to show (5)")
     for name, what in (("activate", "activate a topology's spouts"),
                        ("deactivate", "deactivate a topology's spouts")):
-        command = sub.add_parser(name, parents=[client], help="%s (storm %s)" % (what, name))
-        command.add_argument("name", metavar="NAME")
-    rebalance = sub.add_parser("rebalance", parents=[client],
-                               help="spread a topology anew (storm rebalance)")
-    rebalance.add_argument("name", metavar="NAME")
+        command = sub.add_parser(name, parents=[client], help="%s (storm %s)" % (what, name),
+                                 description="%s%s, as `storm %s` does."
+                                             % (what[0].upper(), what[1:], name))
+        command.add_argument("name", metavar="NAME", help="the topology's name")
+    rebalance = sub.add_parser(
+        "rebalance", parents=[client], help="spread a topology anew (storm rebalance)",
+        description="Rebalance a topology as `storm rebalance` does: deactivate it for the "
+                    "wait, then assign it again, with a new number of workers or of a "
+                    "component's executors when given.")
+    rebalance.add_argument("name", metavar="NAME", help="the topology's name")
     rebalance.add_argument("-w", "--wait", type=int, metavar="SECS",
                            help="seconds to wait after deactivating")
     rebalance.add_argument("-n", "--num-workers", type=int, metavar="N",
@@ -116,11 +147,49 @@ def kill(args, conf, stdout):
 
 
 def list_topologies(args, conf, stdout):
+    """``storm list``'s table with an Errors column, then each topology's newest error."""
     with connect(args, conf) as client:
-        summary = client.getClusterInfo()
-    for line in topology_table(summary.topologies):
+        topologies = client.getClusterInfo().topologies or []
+        infos = {t.id: client.getTopologyInfo(t.id) for t in topologies}
+    counts = {storm_id: sum(len(errors or ()) for errors in (info.errors or {}).values())
+              for storm_id, info in infos.items()}
+    lines = topology_table(topologies, counts)
+    newest = [(t.name, error_summary(infos[t.id])) for t in topologies]
+    if any(summary for _, summary in newest):
+        lines += ["", "Newest errors (pynimbus status NAME shows more):"]
+        lines += ["  %s: %s" % (name, summary) for name, summary in newest if summary]
+    for line in lines:
         stdout.write(line + "\n")
     return 0
+
+
+def status(args, conf, stdout, sleep=time.sleep):
+    """A topology's components and errors, once or every ``--watch`` seconds until Ctrl-C."""
+    with connect(args, conf) as client:
+        while True:
+            lines = status_lines_of(client, args)
+            if args.watch:
+                # a terminal gets the screen redrawn; a pipe gets frames one after another
+                stdout.write("\x1b[H\x1b[2J" if stdout.isatty() else "\n")
+            stdout.write("\n".join(lines) + "\n")
+            stdout.flush()
+            if not args.watch:
+                return 0
+            try:
+                sleep(args.watch)
+            except KeyboardInterrupt:
+                return 0
+
+
+def status_lines_of(client, args):
+    """The lines of :func:`status` for one look at the topology ``args.name``."""
+    storm_id = storm_id_of(client, args.name)
+    if storm_id is None:
+        raise CommandError("no topology named %r is alive (pynimbus list shows those that are)"
+                           % args.name)
+    page = client.getTopologyPageInfo(storm_id, args.window, args.sys)
+    info = client.getTopologyInfo(storm_id)
+    return status_lines(page, info, window=args.window, errors_shown=args.errors)
 
 
 def activate(args, conf, stdout):
@@ -202,5 +271,5 @@ def upload_project_jar(client, project_root, stdout):
         return upload_jar(client, jar_path, stdout)
 
 
-COMMANDS = {"submit": submit, "kill": kill, "list": list_topologies, "activate": activate,
-            "deactivate": deactivate, "rebalance": rebalance}
+COMMANDS = {"submit": submit, "kill": kill, "list": list_topologies, "status": status,
+            "activate": activate, "deactivate": deactivate, "rebalance": rebalance}

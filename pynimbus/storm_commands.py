@@ -160,15 +160,22 @@ def wait_until_running(client, name, timeout, clock=time.monotonic, sleep=time.s
 LIST_FORMAT = "%-20s %-10s %-10s %-12s %-10s"
 
 
-def topology_table(topologies):
-    """The lines ``storm list`` prints for ``ClusterSummary.topologies`` (1.2.4 list.clj)."""
+def topology_table(topologies, error_counts=None):
+    """The lines ``storm list`` prints for ``ClusterSummary.topologies`` (1.2.4 list.clj);
+    with ``error_counts`` (``{storm id: errors kept}``) an ``Errors`` column too."""
     if not topologies:
         return ["No topologies running."]
-    lines = [LIST_FORMAT % ("Topology_name", "Status", "Num_tasks", "Num_workers",
-                            "Uptime_secs"), "-" * 67]
+    header = LIST_FORMAT % ("Topology_name", "Status", "Num_tasks", "Num_workers",
+                            "Uptime_secs")
+    if error_counts is None:
+        lines = [header, "-" * 67]
+    else:
+        lines = [header + " Errors", "-" * 74]
     for t in topologies:
-        lines.append(LIST_FORMAT % (t.name, t.status, t.num_tasks, t.num_workers,
-                                    t.uptime_secs))
+        line = LIST_FORMAT % (t.name, t.status, t.num_tasks, t.num_workers, t.uptime_secs)
+        if error_counts is not None:
+            line += " %d" % error_counts.get(t.id, 0)
+        lines.append(line)
     return lines
 
 
