@@ -17,7 +17,9 @@ import tempfile
 import time
 
 from thrift.Thrift import TException
+from thrift.transport.TTransport import TTransportException
 
+from pynimbus.clojure_port.names import invalid_name_characters
 from pynimbus.config import parse_command_line_opt
 from pynimbus.generated.storm.ttypes import (
     KillOptions, SubmitOptions, TopologyInitialStatus)
@@ -128,13 +130,27 @@ def describe_failure(error):
     return "%s: %s" % (type(error).__name__, message)
 
 
+UNREACHABLE_ADVICE = ("is `pynimbus dev` (or another Nimbus) running? Start it, or name the "
+                      "Nimbus to use with --nimbus HOST:PORT")
+
+
 def connect(args, conf, default=None):
-    """A client of ``--nimbus``, else of ``default`` (HOST[:PORT]), else of the leader."""
+    """A client of ``--nimbus``, else of ``default`` (HOST[:PORT]), else of the leader.
+
+    :raises CommandError: none of them answers; the message says what to check.
+    """
     target = args.nimbus or default
     if target:
         host, port = parse_host_port(target, int(conf["nimbus.thrift.port"]))
-        return NimbusClient(host, port, timeout=args.timeout)
-    return connect_to_leader(conf, timeout=args.timeout)
+        try:
+            return NimbusClient(host, port, timeout=args.timeout)
+        except (TTransportException, OSError) as e:
+            raise CommandError("cannot reach Nimbus at %s:%d (%s): %s"
+                               % (host, port, describe_failure(e), UNREACHABLE_ADVICE))
+    try:
+        return connect_to_leader(conf, timeout=args.timeout)
+    except CommandError as e:
+        raise CommandError("%s; %s" % (e, UNREACHABLE_ADVICE))
 
 
 def kill(args, conf, stdout):
@@ -218,19 +234,20 @@ def submit(args, conf, stdout):
     """Load the project, then on one connection: name check, jar upload, submit, wait."""
     from pynimbus import sparse_project
 
+    if args.name is not None and not args.name.strip():
+        raise CommandError("--name cannot be empty: leave it out to name the topology after "
+                           "its file, or give a name")
     project = sparse_project.load_project(args.topology, args.environment)
-    name = args.name or project.topology_name
+    name = project.topology_name if args.name is None else args.name
     topology = sparse_project.submitted_topology(
         project.topology_class, project.env_name,
         sparse_project.serializer_of(project.config, project.env_config))
     # sparse's order: $STREAMPARSE_NIMBUS, then the environment's "nimbus"
     project_nimbus = os.environ.get("STREAMPARSE_NIMBUS") or project.env_config.get("nimbus")
     with connect(args, conf, project_nimbus) as client:
-        options = topology_conf(client, project, args.options)
         if not client.isTopologyNameAllowed(name):
-            raise CommandError("Nimbus does not allow the topology name %r: it is invalid or "
-                               "a topology of that name is alive (pynimbus kill %s)"
-                               % (name, name))
+            raise CommandError(name_refused_message(client, name))
+        options = topology_conf(client, project, args.options)
         location = upload_project_jar(client, project.root, stdout)
         status = TopologyInitialStatus.ACTIVE if args.active else TopologyInitialStatus.INACTIVE
         client.submitTopologyWithOpts(name, location, json.dumps(options), topology,
@@ -241,6 +258,19 @@ def submit(args, conf, stdout):
             count = wait_until_running(client, name, args.wait_timeout)
             stdout.write("Topology %s is running: %d executors alive\n" % (name, count))
     return 0
+
+
+def name_refused_message(client, name):
+    """Why Nimbus does not allow ``name``: a topology of that name is alive (then how to kill
+    it), or the characters Storm's name rule refuses."""
+    if storm_id_of(client, name) is not None:
+        return ("a topology named %r is alive already: kill it first (pynimbus kill %s), or "
+                "submit with another --name" % (name, name))
+    bad = invalid_name_characters(name)
+    if bad:
+        return ("the topology name %r holds %s, which Storm does not allow in a name; give "
+                "another with --name" % (name, ", ".join(repr(c) for c in bad)))
+    return "Nimbus does not allow the topology name %r; give another with --name" % name
 
 
 def topology_conf(client, project, command_line_options):
@@ -256,6 +286,12 @@ def topology_conf(client, project, command_line_options):
         given.update(layer or {})
     if not given.get("storm.workers.list"):
         worker_hosts = sorted({s.host for s in client.getClusterInfo().supervisors or ()})
+        if not worker_hosts and "topology.workers" not in given:
+            raise CommandError(
+                "no supervisor is registered with this Nimbus, so nothing would run the "
+                "topology (and sparse's topology.workers, one per supervisor host, would be "
+                "0): start `pynimbus dev` (it runs one), or `pynimbus supervisor`, or set "
+                "the count with -c topology.workers=N")
     return sparse_options(project.env_config, project.topology_class.config, cli_options,
                           project.topology_name, worker_hosts)
 

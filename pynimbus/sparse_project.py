@@ -49,8 +49,10 @@ def import_streamparse_dsl():
             warnings.simplefilter("ignore")
             from streamparse.dsl.topology import Topology
     except ImportError as e:
-        raise ProjectError("pynimbus submit needs streamparse (pip install "
-                           "'pynimbus[streamparse]'): %s" % e)
+        raise ProjectError(
+            "streamparse, which reads the project, is not installed for %s (%s): install "
+            "pynimbus with its streamparse extra, `%s -m pip install '.[streamparse]'` in "
+            "pynimbus's source directory" % (sys.executable, e, sys.executable))
     return Topology
 
 
@@ -62,6 +64,7 @@ def load_project(target, environment=None, cwd=None):
     :raises ProjectError: no such file, module or class, or an unusable config.json.
     """
     cwd = os.path.abspath(cwd or os.getcwd())
+    import_streamparse_dsl()  # before the project's files, which import it too
     if target.endswith(".py") or os.sep in target:
         path = os.path.abspath(os.path.join(cwd, target))
         if not os.path.isfile(path):
@@ -99,8 +102,32 @@ def import_file(path):
         spec.loader.exec_module(module)
     except Exception as e:
         del sys.modules[name]
+        missing = missing_input_of(e)
+        if missing is not None:
+            raise ProjectError(
+                "%s: component %s subscribes to %s, which the topology does not define: "
+                "every input must be a spec that is an attribute of the Topology class (as "
+                "Storm says it: Component: [%s] subscribes from non-existent component [%s])"
+                % ((path,) + missing + missing))
         raise ProjectError("cannot import %s: %s: %s" % (path, type(e).__name__, e))
     return module
+
+
+def missing_input_of(error):
+    """``(bolt, component)`` when ``error`` is the ``KeyError`` streamparse's DSL raises while
+    it resolves a bolt's input that names no component of the topology
+    (``TopologyType.clean_spec_inputs``, whose ``spec`` is the bolt); else None."""
+    if not isinstance(error, KeyError) or not error.args:
+        return None
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "clean_spec_inputs":
+            bolt = getattr(frame.f_locals.get("spec"), "name", None)
+            if bolt is not None:
+                return bolt, error.args[0]
+        tb = tb.tb_next
+    return None
 
 
 def topology_in_module(module, where):

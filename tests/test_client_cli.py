@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from nimbus_process import REPO, NimbusProcess, free_port
+from pynimbus_path import child_env
 from sparse_projects import finite_word_count
 from pynimbus.cli import build_parser
 from pynimbus.client import NimbusClient
@@ -220,15 +221,25 @@ def test_nimbus_is_found_from_storm_conf_dir(dev, tmp_path):
     assert code == 0, err
 
 
-def test_an_unreachable_nimbus_is_one_line_and_exit_1():
-    """Nothing listens: exit 1 with one line naming the transport failure; seeds likewise."""
+UNREACHABLE_ADVICE = ("is `pynimbus dev` (or another Nimbus) running? Start it, or name the "
+                      "Nimbus to use with --nimbus HOST:PORT\n")
+
+
+def test_an_unreachable_nimbus_is_one_line_saying_what_to_check_and_exit_1():
+    """Nothing listens: exit 1 with one line naming the Nimbus tried, the transport failure,
+    and what to do (is dev running? --nimbus); found from the seeds likewise."""
     port = free_port()
     code, out, err = run_cli("list", "--nimbus", "127.0.0.1:%d" % port)
     assert (code, out) == (1, "")
-    assert err.startswith("pynimbus list: TTransportException: ") and err.count("\n") == 1
+    assert err.startswith("pynimbus list: cannot reach Nimbus at 127.0.0.1:%d "
+                          "(TTransportException: " % port)
+    assert err.endswith("): " + UNREACHABLE_ADVICE) and err.count("\n") == 1
     code, _, err = run_cli("kill", "x", "-c", 'nimbus.seeds=["127.0.0.1"]',
                            "-c", "nimbus.thrift.port=%d" % port)
-    assert code == 1 and "Could not find leader nimbus from seed hosts" in err
+    assert code == 1 and err.startswith(
+        "pynimbus kill: Could not find leader nimbus from seed hosts ['127.0.0.1'] (port %d)"
+        % port)
+    assert err.endswith("; " + UNREACHABLE_ADVICE) and err.count("\n") == 1
 
 
 def test_submitting_an_alive_name_again_is_refused_before_uploading(dev, submitted, tmp_path):
@@ -237,7 +248,60 @@ def test_submitting_an_alive_name_again_is_refused_before_uploading(dev, submitt
     code, out, err = run_cli("submit", "topologies/cliwc_again_count.py", "--name", "cli_wc",
                              *nimbus(dev), cwd=root)
     assert code == 1 and "Uploading" not in out
-    assert "does not allow the topology name 'cli_wc'" in err
+    assert err == ("pynimbus submit: a topology named 'cli_wc' is alive already: kill it "
+                   "first (pynimbus kill cli_wc), or submit with another --name\n")
+
+
+def test_an_invalid_name_says_which_characters_and_suggests_no_kill(dev, tmp_path):
+    """A name with characters Storm refuses: exit 1 naming them, no upload, no kill advice."""
+    root = finite_word_count(tmp_path, package="badname")
+    code, out, err = run_cli("submit", "topologies/badname_count.py", "--name", "my.wc/2",
+                             *nimbus(dev), "-c", "topology.workers=1", cwd=root)
+    assert code == 1 and "Uploading" not in out
+    assert err == ("pynimbus submit: the topology name 'my.wc/2' holds '.', '/', which Storm "
+                   "does not allow in a name; give another with --name\n")
+
+
+def test_an_empty_name_is_refused_before_anything_else(tmp_path):
+    root = finite_word_count(tmp_path, package="emptyname")
+    code, out, err = run_cli("submit", "topologies/emptyname_count.py", "--name", "",
+                             "--nimbus", "127.0.0.1:1", cwd=root)
+    assert (code, out) == (1, "")
+    assert err == ("pynimbus submit: --name cannot be empty: leave it out to name the "
+                   "topology after its file, or give a name\n")
+
+
+def test_submitting_with_no_supervisor_registered_says_so(dev, tmp_path):
+    """sparse's worker count is one per supervisor host: with none registered and no
+    topology.workers given, the submit says nothing would run it (not Storm's "must be a
+    Positive Number" for a count the user never set), and nothing is submitted."""
+    root = finite_word_count(tmp_path, package="nosup")
+    code, out, err = run_cli("submit", "topologies/nosup_count.py", *nimbus(dev), cwd=root)
+    assert code == 1 and "Uploading" not in out
+    assert err == ("pynimbus submit: no supervisor is registered with this Nimbus, so nothing "
+                   "would run the topology (and sparse's topology.workers, one per supervisor "
+                   "host, would be 0): start `pynimbus dev` (it runs one), or `pynimbus "
+                   "supervisor`, or set the count with -c topology.workers=N\n")
+    assert "nosup_count" not in statuses(dev)
+
+
+def test_a_bolt_subscribing_to_a_missing_component_names_both(tmp_path):
+    """A streamparse topology whose bolt takes input from a spec the Topology does not hold:
+    exit 1 naming the bolt and the component, before any connection."""
+    root = finite_word_count(tmp_path, package="orphan")
+    topology_file = os.path.join(root, "topologies", "orphan_count.py")
+    with open(topology_file) as f:
+        text = f.read()
+    with open(topology_file, "w") as f:
+        f.write(text.replace("class ", "stray = WordSpout.spec(name='stray_spout')"
+                                       "\n\n\nclass ", 1)
+                .replace("inputs={word_spout:", "inputs={stray:"))
+    code, _, err = run_cli("submit", "topologies/orphan_count.py", "--nimbus", "127.0.0.1:1",
+                           cwd=root)
+    assert code == 1, err
+    assert ("component count_bolt subscribes to stray_spout, which the topology does not "
+            "define" in err), err
+    assert "Transport" not in err
 
 
 def test_submit_of_a_bad_project_fails_before_connecting(tmp_path):
@@ -275,3 +339,30 @@ def test_submit_sends_sparses_conf_and_the_dsl_topology(dev, submitted):
     assert (spout.execution_command, spout.script) == ("streamparse_run",
                                                        "-s json cliwc.spouts.WordSpout")
     assert topology.bolts["count_bolt"].common.parallelism_hint == 2
+
+
+def test_submit_without_streamparse_names_the_extra_before_importing_the_project(tmp_path):
+    """A Python that cannot import streamparse (here: a package of that name that fails, first
+    on the path, as an uninstalled one would): exit 1 saying how to install the extra, and the
+    topology file is never run."""
+    blocker = tmp_path / "blocker" / "streamparse"
+    blocker.mkdir(parents=True)
+    blocker.joinpath("__init__.py").write_text(
+        "raise ImportError(\"No module named 'streamparse'\")\n")
+    root = finite_word_count(tmp_path, package="nosp")
+    marker = tmp_path / "imported"
+    topology_file = os.path.join(root, "topologies", "nosp_count.py")
+    with open(topology_file) as f:
+        text = f.read()
+    with open(topology_file, "w") as f:
+        f.write("open(%r, 'w').close()\n" % str(marker) + text)
+    env = child_env()
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(blocker.parent), env.get("PYTHONPATH")) if p)
+    code, out, err = run_cli("submit", "topologies/nosp_count.py", "--nimbus", "127.0.0.1:1",
+                             cwd=root, env=env)
+    assert (code, out) == (1, "")
+    assert err.startswith("pynimbus submit: streamparse, which reads the project, is not "
+                          "installed for ")
+    assert "-m pip install '.[streamparse]'` in pynimbus's source directory" in err
+    assert not marker.exists()

@@ -32,3 +32,9 @@ def validate_topology_name(name, compat="1.x"):
     if any(s in name for s in DISALLOWED_TOPOLOGY_NAME_STRS):
         raise InvalidTopologyException(
             msg="Topology name cannot contain any of the following: " + _DISALLOWED_PR_STR)
+
+
+def invalid_name_characters(name):
+    """The characters of ``name`` that both generations' rules refuse, in their order of first
+    appearance (for messages; the rules themselves are :func:`validate_topology_name`)."""
+    return list(dict.fromkeys(c for c in name or "" if c in DISALLOWED_TOPOLOGY_NAME_STRS))
