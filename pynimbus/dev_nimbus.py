@@ -77,7 +77,7 @@ def started_message(conf, nimbus_port):
     """What dev tells a developer once it runs: where things are, how to look at them."""
     ports = sorted(int(p) for p in conf.get("supervisor.slots.ports") or ())
     log_dir = storm_log_dir(conf)
-    logs = os.path.join(log_dir, "workers-artifacts", "<topology id>", "<port>", "worker.log")
+    logs = os.path.join(log_dir, "workers-artifacts", "<topology-id>", "<port>", "worker.log")
     return "\n".join([
         "pynimbus dev is running: Nimbus on %s:%d, a Python supervisor with %d slots (%s)."
         % (conf.get("pynimbus.thrift.bind.address"), nimbus_port, len(ports),
