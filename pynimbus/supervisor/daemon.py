@@ -473,9 +473,11 @@ class SupervisorDaemon:
                      "again %s", worker_id, child.returncode, uptime, log_path, launched.port,
                      "in %d s (%d deaths in a row)" % (delay, self.backoff.deaths(launched.port))
                      if delay else "now")
-            d = self.run_blocking(self._report_worker_exit, launched, child.returncode, uptime)
-            d.addErrback(lambda failure: log.warning(
-                "worker exit not reported: %s", failure.getErrorMessage()))
+            if child.returncode != worker_failures.EXIT_CODE_CHILD_DIED:
+                d = self.run_blocking(self._report_worker_exit, launched, child.returncode,
+                                      uptime)
+                d.addErrback(lambda failure: log.warning(
+                    "worker exit not reported: %s", failure.getErrorMessage()))
 
     def _report_worker_exit(self, launched, exit_code, uptime_secs):
         """Report a worker's exit under its components' errors.  Blocking."""

@@ -36,6 +36,7 @@ from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.generated.storm.ttypes import SupervisorWorkerHeartbeat, TopologyStatus
 from pynimbus.local_state import LocalState
 from pynimbus.supervisor.registration import supervisor_hostname
+from pynimbus.supervisor.worker_failures import EXIT_CODE_CHILD_DIED
 from pynimbus.supervisor.worker_dirs import (
     LS_WORKER_HEARTBEAT, touch_worker_pid, worker_heartbeats_root, worker_pids_root)
 from pynimbus.supervisor.code import (
@@ -62,10 +63,14 @@ from pynimbus.worker.topology_master import (
 log = logging.getLogger(__name__)
 
 SYSTEM_EXECUTOR = (-1, -1)  # the worker's own __system executor, in its beats
-EXIT_CODE_CHILD_DIED = 11  # ShellBolt.die: Runtime.halt(11)
 EXIT_CODE_SUICIDE = 1  # 2.8.8 Worker's suicide function: exitProcess(1, ...)
 # Seconds a 2.x worker's call to its supervisor or to Nimbus may take (they run every second).
 RPC_TIMEOUT_SECS = 5.0
+
+
+def first_line(text):
+    """The first non-blank line of ``text`` (a traceback's is its message's start)."""
+    return next((line for line in str(text).splitlines() if line.strip()), "")
 
 
 def executor_key(executor):
@@ -519,8 +524,13 @@ class WorkerDaemon(object):
     # -- errors and shutdown
 
     def report_error(self, component_id, text):
-        """executor.clj ``report-error``: under the topology's errors in cluster state."""
-        log.error("component %s: %s", component_id, text)
+        """executor.clj ``report-error``: under the topology's errors in cluster state.
+
+        The log gets the error's first line only: its traceback is logged once already, by
+        the component's own logger (pystorm logs what it raises) or by the child's stderr,
+        and is kept whole in the error record (``getTopologyInfo``, ``pynimbus status``)."""
+        log.error("component %s: %s", component_id, first_line(text))
+        log.debug("component %s: %s", component_id, text)
         d = self.run_blocking(self.cluster_state.report_error, self.storm_id, component_id,
                               supervisor_hostname(self.conf), self.port, text)
         return d.addErrback(self._log_failure, "error report")

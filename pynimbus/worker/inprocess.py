@@ -289,7 +289,9 @@ class InProcessComponent(object):
                                    exc_info=True)
         component._current_tups = []
         if component.exit_on_exception:
-            self._die("%s raised in process: %s" % (self._process_info(), text))
+            # the exception's own line first (a log shows first lines), the traceback after
+            exception = "".join(traceback.format_exception_only(type(e), e)).strip()
+            self._die("%s raised in process: %s\n%s" % (self._process_info(), exception, text))
 
     # -- what the component sends
 
@@ -329,7 +331,7 @@ class InProcessComponent(object):
             return
         self._dead = True
         on_died, self._on_died = self._on_died, None
-        log.error("in-process component died: %s", message)
+        log.debug("in-process component died: %s", message)  # reported by on_died
         on_died(message)
 
     def _process_info(self):

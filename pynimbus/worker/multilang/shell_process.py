@@ -253,7 +253,7 @@ class ShellProcess(protocol.ProcessProtocol):
             return
         self._dead = True
         on_died, self._on_died = self._on_died, None
-        log.error("multilang subprocess died: %s", message)
+        log.debug("multilang subprocess died: %s", message)  # reported by on_died
         if not self.handshake.called:
             self.handshake.errback(ShellProcessDied(message))
         if on_died is not None:
