@@ -25,7 +25,8 @@ from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.generated.storm.ttypes import KeyNotFoundException
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 LOOPBACK = "127.0.0.1"
 JAR = jar_bytes({"resources/hello.py": b"print('hello')\n", "x/Big.class": bytes(range(256)) * 800})

@@ -20,7 +20,8 @@ from pynimbus.generated.storm.ttypes import (
     StormTopology)
 from pynimbus.supervisor.daemon import process_alive
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 
 def streamparse_run(target):

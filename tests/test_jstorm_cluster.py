@@ -21,7 +21,8 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.jstorm_port.case_json import place_case
 from test_nimbus_scenarios import Cluster, bolt, made_clusters, spout, topology
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 
 @pytest.fixture

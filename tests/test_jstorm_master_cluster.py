@@ -22,7 +22,8 @@ from test_supervisor_end_to_end import stop_all, worker_pids_of
 from test_worker_process import submit
 from worker_topologies import word_count, word_count_jar
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 PERIOD_SECS = 2  # task.heartbeat.frequency.secs: the stats heartbeat's period
 

@@ -24,7 +24,8 @@ from pynimbus.generated.storm.ttypes import KillOptions, NotAliveException, Reba
 from pynimbus.supervisor import daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 TASK_TIMEOUT_SECS = 8    # nimbus.task.timeout.secs and topology.worker.timeout.secs
 LAUNCH_SECS = 20         # nimbus.task.launch.secs: the grace before a first heartbeat

@@ -28,6 +28,9 @@ from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.supervisor import code, daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
 
+# tens of seconds (tox -e slow, which CI runs, not the default run)
+pytestmark = pytest.mark.slow
+
 
 def listening(port):
     with socket.socket() as s:

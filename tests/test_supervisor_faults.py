@@ -37,7 +37,8 @@ SUPERVISOR_OPTIONS = ["supervisor.monitor.frequency.secs=1",
                       "supervisor.heartbeat.frequency.secs=1"]
 RUN_SECS = 120  # the bound on a topology's run, faults and relaunches included
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 
 class FaultCluster:

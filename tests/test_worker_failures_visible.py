@@ -27,6 +27,9 @@ from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
 
+# tens of seconds (tox -e slow, which CI runs, not the default run)
+pytestmark = pytest.mark.slow
+
 LAUNCHED = re.compile(r"^(\S+ \S+) INFO pynimbus\.supervisor\.daemon: Launching worker \S+ of "
                       r"(\S+) on port (\d+) ", re.M)
 RUN_SECS = 120

@@ -35,6 +35,9 @@ from pynimbus.local_state import LocalState
 from pynimbus.supervisor import code, worker_dirs
 from pynimbus.worker import daemon, groupings
 
+# tens of seconds (tox -e slow, which CI runs, not the default run)
+pytestmark = pytest.mark.slow
+
 WORKER_START_SECS = 60
 MSGPACK_SERIALIZER = "org.apache.storm.multilang.MessagePackSerializer"
 

@@ -14,7 +14,8 @@ import pytest
 from nimbus_process import NimbusProcess, RawClient, RemoteError, zookeeper_options
 from test_nimbus_scenarios import spout, topology
 
-pytestmark = pytest.mark.zookeeper
+# tens of seconds each (tox -e slow, which CI runs, not the default run)
+pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]
 
 ROOT = "/outage"
 

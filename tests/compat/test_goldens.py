@@ -30,6 +30,9 @@ from compat.oracle.compare import (
     differences, format_differences, load_goldens, pynimbus_ignores)
 from compat.oracle.targets import pynimbus_target
 
+# tens of seconds (tox -e slow, which CI runs, not the default run)
+pytestmark = pytest.mark.slow
+
 GOLDEN_VERSION = {"1.x": "1.2.4", "2.x": "2.8.3"}
 # Both exact: pynimbus reproduces 1.2.4's HashMap slot order (clojure_port.java_order) too.
 ASSIGNMENT_MODE = {"1.x": "exact", "2.x": "exact"}
