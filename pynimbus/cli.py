@@ -83,9 +83,8 @@ def build_parser():
              "supervisor with 4 slots",
         description="Run Storm on one machine for development: Nimbus on 127.0.0.1:6627 with "
                     "the embedded cluster-state store (no ZooKeeper, no JVM), and in the "
-                    "same process a Python supervisor whose workers take the slots of "
-                    "supervisor.slots.ports (6700-6703: four workers) and listen on "
-                    "127.0.0.1. Files go under storm.local.dir (./storm-local), worker logs "
+                    "same process a Python supervisor with 4 slots (supervisor.slots.ports, "
+                    "6700-6703: up to four workers, listening on 127.0.0.1). Files go under storm.local.dir (./storm-local), worker logs "
                     "under its logs/workers-artifacts. Ctrl-C stops it with its workers. "
                     "-c pynimbus.dev.supervisor=false runs Nimbus alone (then `pynimbus "
                     "supervisor`, or Storm's supervisors with -c "

@@ -225,3 +225,20 @@ def test_a_full_collection_period_that_is_no_positive_number_nor_null_is_refused
     for fine, read in (("null", None), ("0.5", 0.5)):
         conf = read_storm_config(options=["pynimbus.nimbus.gc.full.secs=" + fine], environ={})
         assert conf["pynimbus.nimbus.gc.full.secs"] == read
+
+
+def test_every_subcommand_has_a_description_and_every_argument_its_help():
+    """`pynimbus COMMAND --help` says what the command does and what each argument is; dev's
+    says it runs a supervisor with 4 slots, -c's that a value that is not JSON is a string."""
+    import argparse
+    parser = cli.build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(commands.choices) >= {"nimbus", "dev", "supervisor", "submit", "kill", "list",
+                                     "status", "activate", "deactivate", "rebalance"}
+    for name, command in commands.choices.items():
+        assert command.description, name
+        for action in command._actions:
+            assert action.help, (name, action.dest)
+    assert "supervisor with 4 slots" in " ".join(commands.choices["dev"].format_help().split())
+    c_help = [a.help for a in commands.choices["dev"]._actions if a.dest == "options"][0]
+    assert "one that is not JSON is a string" in c_help
