@@ -180,21 +180,22 @@ def list_topologies(args, conf, stdout):
 
 
 def status(args, conf, stdout, sleep=time.sleep):
-    """A topology's components and errors, once or every ``--watch`` seconds until Ctrl-C."""
+    """A topology's components and errors, once or every ``--watch`` seconds until Ctrl-C
+    (which ends a watch with code 0, wherever it comes)."""
     with connect(args, conf) as client:
-        while True:
-            lines = status_lines_of(client, args)
-            if args.watch:
+        if not args.watch:
+            stdout.write("\n".join(status_lines_of(client, args)) + "\n")
+            return 0
+        try:
+            while True:
+                lines = status_lines_of(client, args)
                 # a terminal gets the screen redrawn; a pipe gets frames one after another
-                stdout.write("\x1b[H\x1b[2J" if stdout.isatty() else "\n")
-            stdout.write("\n".join(lines) + "\n")
-            stdout.flush()
-            if not args.watch:
-                return 0
-            try:
+                stdout.write(("\x1b[H\x1b[2J" if stdout.isatty() else "\n")
+                             + "\n".join(lines) + "\n")
+                stdout.flush()
                 sleep(args.watch)
-            except KeyboardInterrupt:
-                return 0
+        except KeyboardInterrupt:
+            return 0
 
 
 def status_lines_of(client, args):
@@ -205,7 +206,11 @@ def status_lines_of(client, args):
                            % args.name)
     page = client.getTopologyPageInfo(storm_id, args.window, args.sys)
     info = client.getTopologyInfo(storm_id)
-    return status_lines(page, info, window=args.window, errors_shown=args.errors)
+    topology = client.getUserTopology(storm_id)
+    components = dict.fromkeys(topology.spouts or (), "spout")
+    components.update(dict.fromkeys(topology.bolts or (), "bolt"))
+    return status_lines(page, info, window=args.window, errors_shown=args.errors,
+                        components=components)
 
 
 def activate(args, conf, stdout):

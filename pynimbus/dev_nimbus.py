@@ -70,7 +70,8 @@ def check_slot_ports(conf):
     ports = [int(p) for p in conf.get("supervisor.slots.ports") or () if int(p) not in own]
     taken = ports_in_use(ports, interface)
     if taken:
-        raise PortInUse(port_in_use_message("supervisor.slots.ports", taken, interface))
+        raise PortInUse(port_in_use_message("supervisor.slots.ports", taken, interface,
+                                            listed=True))
 
 
 def started_message(conf, nimbus_port):

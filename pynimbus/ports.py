@@ -12,15 +12,16 @@ class PortInUse(Exception):
     """A port a daemon needs is taken; the message says which setting and what to do."""
 
 
-def port_in_use_message(setting, ports, interface, reason="Address already in use"):
-    """The message for ``ports`` (one or more) of ``setting`` taken on ``interface``."""
+def port_in_use_message(setting, ports, interface, reason="Address already in use",
+                        listed=False):
+    """The message for ``ports`` (one or more) of ``setting`` taken on ``interface``;
+    ``listed``: the setting is a list of ports (``supervisor.slots.ports``)."""
     ports = sorted(ports)
-    if len(ports) == 1:
-        which = "Port %d" % ports[0]
-        example = "%s=%d" % (setting, ports[0] + 1)
-    else:
-        which = "Ports %s" % ", ".join(str(p) for p in ports)
+    which = ("Port %s" if len(ports) == 1 else "Ports %s") % ", ".join(str(p) for p in ports)
+    if listed:
         example = "'%s=[%s]'" % (setting, ",".join(str(p + 10) for p in ports))
+    else:
+        example = "%s=%d" % (setting, ports[0] + 1)
     return ("%s on %s (%s) %s in use (%s): is another pynimbus dev, Nimbus or Storm daemon "
             "running? Stop it, or choose other ports with -c %s"
             % (which, interface or "0.0.0.0", setting, "is" if len(ports) == 1 else "are",

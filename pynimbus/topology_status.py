@@ -63,13 +63,19 @@ def latency(stats):
     return "" if value is None else "%.3f" % value
 
 
-def component_rows(page):
-    """``(component, type, stats)`` of a ``TopologyPageInfo``'s spouts then bolts, by name."""
+def component_rows(page, components=None):
+    """``(component, type, stats)`` of a ``TopologyPageInfo``'s spouts then bolts, by name;
+    those of ``components`` (``{id: "spout" or "bolt"}``) the page leaves out (no executor of
+    theirs beats yet) with ``None`` stats, after the others of their type."""
     rows = []
     for kind, by_id in (("spout", page.id_to_spout_agg_stats),
                         ("bolt", page.id_to_bolt_agg_stats)):
-        for component_id in sorted(by_id or {}):
+        by_id = by_id or {}
+        for component_id in sorted(by_id):
             rows.append((component_id, kind, by_id[component_id]))
+        for component_id in sorted(c for c, k in (components or {}).items()
+                                   if k == kind and c not in by_id):
+            rows.append((component_id, kind, None))
     return rows
 
 
@@ -80,13 +86,17 @@ def all_errors(info):
     return sorted(found, key=lambda pair: (-(pair[1].error_time_secs or 0), pair[0]))
 
 
-def status_lines(page, info, now=None, window=ALL_TIME, errors_shown=5, width=120):
+def status_lines(page, info, now=None, window=ALL_TIME, errors_shown=5, width=120,
+                 components=None):
     """The lines of ``pynimbus status``: the topology's summary, one row per component (its
     executors, emitted, transferred, acked and failed tuples, latency and the age of its last
-    error), then its newest errors, each with where it happened.
+    error; ``-`` for a component none of whose executors beats yet), then its newest errors,
+    each with where it happened.
 
     :param page: the ``TopologyPageInfo`` of the window.
     :param info: the same topology's ``TopologyInfo`` (executors' heartbeats, errors).
+    :param components: ``{id: "spout" or "bolt"}`` of the user's topology, so that those not
+        on the page yet are shown too.
     """
     now = time.time() if now is None else now
     executors = info.executors or []
@@ -98,7 +108,17 @@ def status_lines(page, info, now=None, window=ALL_TIME, errors_shown=5, width=12
              "Window: %s" % WINDOWS.get(window, window), ""]
     lines.append(COMPONENT_FORMAT % ("Component", "Type", "Executors", "Emitted", "Transferred",
                                      "Acked", "Failed", "Latency_ms", "Last_error"))
-    for component_id, kind, stats in component_rows(page):
+    newest = {}
+    for component_id, error in reversed(all_errors(info)):
+        newest[component_id] = error
+    for component_id, kind, stats in component_rows(page, components):
+        if stats is None:
+            assigned = sum(1 for e in executors if e.component_id == component_id)
+            last = newest.get(component_id)
+            lines.append(COMPONENT_FORMAT % (
+                component_id, kind, assigned, "-", "-", "-", "-", "-",
+                "" if last is None else error_age(last, now)))
+            continue
         common = stats.common_stats
         last = "" if stats.last_error is None else error_age(stats.last_error, now)
         lines.append(COMPONENT_FORMAT % (

@@ -3,6 +3,7 @@ and outputs, against a real ``pynimbus dev`` (no supervisor: nothing runs, the c
 refusals are what is checked), and the parsing and printing helpers on literal data."""
 
 import io
+import signal
 import os
 import subprocess
 import sys
@@ -366,3 +367,35 @@ def test_submit_without_streamparse_names_the_extra_before_importing_the_project
                           "installed for ")
     assert "-m pip install '.[streamparse]'` in pynimbus's source directory" in err
     assert not marker.exists()
+
+
+def test_status_shows_the_topology_and_with_watch_shows_it_again_until_ctrl_c(dev, submitted):
+    """status prints the summary and a row per component; --watch prints a frame every SECS
+    (on a pipe, one after another) until SIGINT, then exits 0; an unknown name is one line."""
+    code, out, err = run_cli("status", submitted, *nimbus(dev))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Topology cli_wc (cli_wc-") and ": ACTIVE, up " in lines[0]
+    assert [line.split()[:2] for line in lines[4:6]] == [["word_spout", "spout"],
+                                                          ["count_bolt", "bolt"]]
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "pynimbus.cli", "status", submitted, "--watch", "0.2",
+         *nimbus(dev)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=child_env())
+    try:
+        frames = 0
+        for line in watch.stdout:  # bounded: the process is killed in finally
+            frames += line.startswith("Topology cli_wc (")
+            if frames == 3:
+                break
+        assert frames == 3
+        watch.send_signal(signal.SIGINT)
+        assert watch.wait(30) == 0, watch.stderr.read()
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+            watch.wait(10)
+    code, out, err = run_cli("status", "nosuch", *nimbus(dev))
+    assert (code, out) == (1, "")
+    assert err == ("pynimbus status: no topology named 'nosuch' is alive (pynimbus list shows "
+                   "those that are)\n")

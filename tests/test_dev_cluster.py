@@ -7,10 +7,11 @@ worker and multilang child with it.
 """
 
 import signal
+import socket
 
 import pytest
 
-from nimbus_process import NimbusProcess, free_port
+from nimbus_process import NimbusDidNotStart, NimbusProcess, free_port
 from test_worker_process import submit
 from worker_topologies import expected_counts, final_counts, word_count, word_count_jar
 from pynimbus.client import NimbusClient
@@ -63,3 +64,31 @@ def test_dev_runs_a_submitted_topology_and_stops_its_workers(tmp_path, monkeypat
         for pid in seen_pids:  # leave nothing behind, whatever failed
             if process_alive(pid):
                 send_signal(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("taken", ["slot", "nimbus"])
+def test_a_dev_whose_ports_are_taken_says_which_at_start_and_exits_1(tmp_path, taken):
+    """Another program holds one of dev's ports (a second dev would): dev exits 1 at start,
+    its log naming the port, its setting and how to choose another."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    held = holder.getsockname()[1]
+    slot = held if taken == "slot" else free_port()
+    nimbus_port = held if taken == "nimbus" else free_port()
+    try:
+        dev = NimbusProcess(tmp_path, port=nimbus_port, dev_supervisor=True,
+                            options=["supervisor.slots.ports=[%d]" % slot])
+        with pytest.raises(NimbusDidNotStart):
+            dev.start(timeout=60)
+        assert dev.process.returncode == 1
+    finally:
+        holder.close()
+    if taken == "slot":
+        setting, example = "supervisor.slots.ports", "'supervisor.slots.ports=[%d]'" % (held + 10)
+    else:
+        setting, example = "nimbus.thrift.port", "nimbus.thrift.port=%d" % (held + 1)
+    said = ("Port %d on 127.0.0.1 (%s) is in use (Address already in use): is another "
+            "pynimbus dev, Nimbus or Storm daemon running? Stop it, or choose other ports with "
+            "-c %s" % (held, setting, example))
+    assert said in dev.log_tail(), dev.log_tail()

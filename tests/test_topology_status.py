@@ -112,5 +112,18 @@ def test_a_port_in_use_is_found_and_the_message_says_which_setting_and_what_to_d
         "Port 6627 on 127.0.0.1 (nimbus.thrift.port) is in use (Address already in use): is "
         "another pynimbus dev, Nimbus or Storm daemon running? Stop it, or choose other ports "
         "with -c nimbus.thrift.port=6628")
-    assert port_in_use_message("supervisor.slots.ports", [6701, 6700], "127.0.0.1").startswith(
-        "Ports 6700, 6701 on 127.0.0.1 (supervisor.slots.ports) are in use")
+    assert port_in_use_message("supervisor.slots.ports", [6701, 6700], "127.0.0.1",
+                               listed=True) == (
+        "Ports 6700, 6701 on 127.0.0.1 (supervisor.slots.ports) are in use (Address already in "
+        "use): is another pynimbus dev, Nimbus or Storm daemon running? Stop it, or choose "
+        "other ports with -c 'supervisor.slots.ports=[6710,6711]'")
+
+
+def test_components_without_a_beating_executor_are_shown_with_dashes():
+    """A component the page leaves out (its executors never beat: its worker cannot start)
+    is a row of dashes with its assigned executors and its last error's age."""
+    page, info = word_count_answers()
+    page.id_to_bolt_agg_stats = {}
+    info.executors[2].component_id = "count"
+    lines = status_lines(page, info, now=NOW, components={"words": "spout", "count": "bolt"})
+    assert lines[5].split() == ["count", "bolt", "1", "-", "-", "-", "-", "-", "12s", "ago"]
