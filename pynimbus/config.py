@@ -168,6 +168,10 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     check_positive_secs(user, origin, "pynimbus.nimbus.switch.interval.secs",
                         "how many seconds a thread may hold the interpreter before another "
                         "gets it")
+    for key in ("pynimbus.supervisor.worker.restart.delay.secs",
+                "pynimbus.supervisor.worker.restart.max.delay.secs"):
+        check_positive_secs(user, origin, key, "how long a worker that keeps dying waits "
+                                               "before it starts again")
     check_positive_secs(user, origin, "pynimbus.nimbus.gc.full.secs",
                         "how many seconds pass between two full garbage collections",
                         or_null=True)

@@ -198,7 +198,9 @@ def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
 
 
 @pytest.mark.parametrize("key", ["pynimbus.read.cache.poll.secs",
-                                 "pynimbus.nimbus.switch.interval.secs"])
+                                 "pynimbus.nimbus.switch.interval.secs",
+                                 "pynimbus.supervisor.worker.restart.delay.secs",
+                                 "pynimbus.supervisor.worker.restart.max.delay.secs"])
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "true", "null"])
 def test_a_period_that_is_no_positive_number_is_refused(key, value):
     """pynimbus.read.cache.poll.secs and pynimbus.nimbus.switch.interval.secs are numbers
