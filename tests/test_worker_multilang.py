@@ -89,6 +89,30 @@ def test_json_reader_joins_lines_until_end_across_chunks():
     ]
 
 
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 4096])
+def test_json_reader_gives_the_same_messages_however_the_bytes_are_cut(chunk):
+    """Every cut of the stream into reads, at any byte (inside a line, at its newline, inside
+    "end", between \\r and \\n), gives the messages of reading it whole."""
+    stream = (JsonSerializer.encode({"command": "emit", "tuple": ["x" * 300, "é"]})
+              + b'{"command":\r\n"sync"}\r\nend\r\n' + JsonSerializer.encode([1, 2])
+              + b'\n\nnull\nend\n')
+    reader = JsonSerializer.reader()
+    messages = []
+    for i in range(0, len(stream), chunk):
+        messages += reader.feed(stream[i:i + chunk])
+    assert messages == JsonSerializer.reader().feed(stream) == [
+        {"command": "emit", "tuple": ["x" * 300, "é"]}, {"command": "sync"}, [1, 2], None]
+    assert reader.pending_output() == ""
+
+
+def test_json_reader_refuses_a_line_past_the_limit_as_it_grows():
+    """An unfinished line is checked on every read, not only when a newline comes."""
+    reader = JsonSerializer.reader(max_message_bytes=100)
+    assert reader.feed(b"x" * 60) == []
+    with pytest.raises(MultilangSerializerError, match="longer than 100 bytes"):
+        reader.feed(b"x" * 60)
+
+
 def test_json_reader_refuses_what_is_not_json_and_unbounded_messages():
     with pytest.raises(MultilangSerializerError, match="unable to parse: not json"):
         JsonSerializer.reader().feed(b"not json\nend\n")
