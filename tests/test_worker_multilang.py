@@ -49,7 +49,8 @@ from pynimbus.worker.multilang.shell_msg import (
     spout_msg,
     subprocess_timeout_secs,
 )
-from pynimbus.worker.multilang.shell_process import BOLT, SPOUT, ShellProcess, child_env
+from pynimbus.worker.multilang.shell_process import (
+    BOLT, SPOUT, ShellProcess, ShellProcessDied, child_env)
 from pynimbus.worker.multilang.topology_context import topology_context_json
 from purity import imported_modules
 
@@ -439,6 +440,37 @@ def test_a_silent_bolt_times_out_and_is_killed(children):
     assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
     _run_until(lambda: child.ended, "the killed child to end")
     assert child.deaths == [child.deaths[0]]
+
+
+def test_a_child_that_never_answers_the_handshake_is_reported_and_killed(children):
+    """A child silent from its start is killed after the subprocess timeout, reported once,
+    and its handshake fails (it used to wait for ever, stalling the topology)."""
+    child = children("mute_child.py", timeout_secs=3)
+    _run_until(lambda: child.shell.transport is not None and child.shell.transport.pid,
+               "the child to start")
+    child.clock.advance(2.9)
+    assert child.deaths == [] and child.handshake == []
+    child.clock.advance(0.2)
+    assert child.deaths == [
+        "pid:None, name:upper did not answer the handshake within 3 s "
+        "(topology.subprocess.timeout.secs)"]
+    _run_until(lambda: child.ended and child.handshake, "the killed child to end")
+    assert child.handshake[0].check(ShellProcessDied)
+    child.clock.advance(10)
+    assert len(child.deaths) == 1
+
+
+def test_bytes_of_an_unfinished_message_keep_a_bolt_alive(children):
+    """A bolt writing a message slowly is not timed out while its bytes arrive."""
+    child = children("silent_child.py", timeout_secs=3)
+    _run_until(lambda: child.handshake, "the handshake")
+    for _ in range(6):
+        child.clock.advance(1)
+        child.shell.childDataReceived(1, b'{"command": "emit", "tuple": ["x')
+    assert child.deaths == []
+    for _ in range(4):
+        child.clock.advance(1)
+    assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
 
 
 def test_a_spout_times_out_only_while_waiting_for_sync(children):

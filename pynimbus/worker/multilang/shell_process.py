@@ -94,6 +94,7 @@ class ShellProcess(protocol.ProcessProtocol):
         self._last_heartbeat = clock.seconds()
         self._waiting = False
         self._heartbeat_timer = None
+        self._handshake_timer = None
         self._dead = False
 
     def launch(self, reactor, command, cwd, env, pid_dir, storm_conf, context):
@@ -106,11 +107,23 @@ class ShellProcess(protocol.ProcessProtocol):
         Deliberate difference: the host writes the spawned process's pid file in ``pid_dir``
         itself, so the supervisor can kill the child through the pids dir whether the child
         writes its own before answering (pystorm), after (Storm's storm.py) or never.
+
+        Deliberate difference: a child that has not answered the handshake after
+        ``timeout_secs`` (the subprocess timeout) is killed and reported, as one that stops
+        answering later is; Storm's ``ShellProcess.launch`` waits for the answer for ever.
         """
         self._setup = setup_msg(pid_dir, storm_conf, context)
         reactor.spawnProcess(self, command[0], list(command), env=env, path=cwd)
         self._write_pid_file(pid_dir, self.transport.pid)
+        self._handshake_timer = self._clock.callLater(self._timeout_secs,
+                                                      self._handshake_timed_out)
         return self.handshake
+
+    def _handshake_timed_out(self):
+        self._handshake_timer = None
+        self._die_and_kill("%s did not answer the handshake within %s s "
+                           "(topology.subprocess.timeout.secs)"
+                           % (self._process_info(), self._timeout_secs))
 
     def _write_pid_file(self, pid_dir, pid):
         try:
@@ -173,6 +186,9 @@ class ShellProcess(protocol.ProcessProtocol):
         if fd == 2:
             self._log_stderr(data)
         elif fd == 1 and not self._dead:
+            # bytes arriving are a sign of life (Storm counts whole messages only): a tuple of
+            # many megabytes is being written, not a hung child
+            self._last_heartbeat = self._clock.seconds()
             self._read(data)
 
     def processEnded(self, reason):
@@ -205,6 +221,7 @@ class ShellProcess(protocol.ProcessProtocol):
 
     def _finish_handshake(self, message):
         self.pid = handshake_pid(message)
+        self._cancel_handshake_timer()
         self._heartbeat_timer = task.LoopingCall(self._check_heartbeat)
         self._heartbeat_timer.clock = self._clock
         self._heartbeat_timer.start(HEARTBEAT_PERIOD_SECS, now=False)
@@ -239,8 +256,14 @@ class ShellProcess(protocol.ProcessProtocol):
             self._write(heartbeat_bolt_msg(self._new_tuple_id()))
 
     def _stop_heartbeats(self):
+        self._cancel_handshake_timer()
         if self._heartbeat_timer is not None and self._heartbeat_timer.running:
             self._heartbeat_timer.stop()
+
+    def _cancel_handshake_timer(self):
+        if self._handshake_timer is not None and self._handshake_timer.active():
+            self._handshake_timer.cancel()
+        self._handshake_timer = None
 
     # -- death
 
