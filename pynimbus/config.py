@@ -69,6 +69,12 @@ PYNIMBUS_DEFAULTS = {
     # most the max (pynimbus.supervisor.worker_failures.RestartBackoff).  Storm: no delay.
     "pynimbus.supervisor.worker.restart.delay.secs": 2,
     "pynimbus.supervisor.worker.restart.max.delay.secs": 60,
+    # What a Python supervisor extracts from a topology's jar (pynimbus.supervisor.code): at
+    # most this many entries in the jar, bytes written, and times an entry of a megabyte or
+    # more may expand.  Storm has no limit, and a 3 MB jar can hold gigabytes of zeros.
+    "pynimbus.supervisor.jar.max.entries": 100000,
+    "pynimbus.supervisor.jar.max.extracted.bytes": 1 << 30,
+    "pynimbus.supervisor.jar.max.ratio": 200,
     # Which placement mk-assignments runs: "default" (Storm's default/even scheduler) or
     # "jstorm" (JStorm 2.2.1's TopologyAssign, pynimbus.jstorm_port).
     "pynimbus.scheduler": "default",

@@ -52,6 +52,63 @@ def test_extract_takes_only_resources(tmp_path):
     assert (tmp_path / "out" / "resources" / "hello.py").read_bytes() == HELLO
 
 
+def deflated_jar(path, entries):
+    """A jar at ``path`` whose ``{name: bytes}`` are deflated (as jar tools write them)."""
+    with zipfile.ZipFile(str(path), "w", compression=zipfile.ZIP_DEFLATED) as jar:
+        for name, data in entries.items():
+            jar.writestr(name, data)
+    return str(path)
+
+
+def extracted(out):
+    return sorted(os.path.relpath(os.path.join(d, f), out)
+                  for d, _, files in os.walk(out) for f in files)
+
+
+def test_a_zip_bomb_is_refused_by_its_ratio_before_anything_is_written(tmp_path):
+    """2 MB of zeros deflate about 1000 to 1: past the default ratio (200) for an entry of a
+    megabyte or more; small entries that compress as well are fine."""
+    jar = deflated_jar(tmp_path / "bomb.jar", {"resources/a.py": HELLO,
+                                               "resources/zeros.bin": bytes(2 << 20),
+                                               "resources/small.bin": bytes(500000)})
+    out = tmp_path / "out"
+    with pytest.raises(code.JarTooLarge, match=r"entry 'resources/zeros.bin' expands \d+ "
+                                               r"bytes to 2097152 .*pynimbus.supervisor.jar."
+                                               r"max.ratio"):
+        code.extract_dir_from_jar(jar, "resources", str(out))
+    assert not out.exists() or extracted(out) == []
+    limits = code.jar_limits({"pynimbus.supervisor.jar.max.ratio": 5000})
+    code.extract_dir_from_jar(jar, "resources", str(out), limits)
+    assert extracted(out) == ["resources/a.py", "resources/small.bin", "resources/zeros.bin"]
+
+
+def test_a_jar_past_the_extracted_bytes_or_entries_is_refused(tmp_path):
+    jar = deflated_jar(tmp_path / "big.jar", {"resources/%d.txt" % i: os.urandom(1000)
+                                              for i in range(20)})
+    with pytest.raises(code.JarTooLarge, match="would extract 20000 bytes, more than the "
+                                               "supervisor's limit of 10000 \\(pynimbus."
+                                               "supervisor.jar.max.extracted.bytes\\)"):
+        code.extract_dir_from_jar(jar, "resources", str(tmp_path / "o1"), (100, 10000, 200))
+    with pytest.raises(code.JarTooLarge, match="holds 20 entries, more than the supervisor's "
+                                               "limit of 19"):
+        code.extract_dir_from_jar(jar, "resources", str(tmp_path / "o2"), (19, 10 ** 6, 200))
+    code.extract_dir_from_jar(jar, "resources", str(tmp_path / "o3"), (20, 20000, 200))
+    assert len(extracted(tmp_path / "o3")) == 20
+
+
+def test_a_jar_that_inflates_past_what_it_declares_is_stopped_while_written(tmp_path):
+    """The sizes a jar declares can lie: the bytes really inflated are counted as written."""
+    jar = deflated_jar(tmp_path / "liar.jar", {"resources/zeros.bin": bytes(3 << 20)})
+    with open(jar, "r+b") as f:  # declare 1000 bytes in the central directory
+        data = bytearray(f.read())
+    central = data.rindex(b"PK\x01\x02")
+    data[central + 24:central + 28] = (1000).to_bytes(4, "little")
+    with open(jar, "wb") as f:
+        f.write(bytes(data))
+    with pytest.raises((code.JarTooLarge, code.JarRefused)):
+        code.extract_dir_from_jar(jar, "resources", str(tmp_path / "out"), (10, 10 ** 6, 10 ** 6))
+
+
 @pytest.mark.parametrize("evil", ["resources/../../evil.py", "resources/../evil.py",
                                   "/resources/evil.py", "./resources/../../evil.py",
                                   "lib/../../evil.py"])

@@ -48,27 +48,45 @@ def launch_times(log_text, port):
             if int(launched_port) == port]
 
 
-@pytest.fixture
-def dev(tmp_path):
-    local = tmp_path / "dev"
+def started_dev(local, log_level="INFO"):
+    """`pynimbus dev` with its own supervisor on one free slot, syncing every second."""
     local.mkdir()
     slot = free_port()
-    proc = NimbusProcess(local, dev_supervisor=True, options=[
+    proc = NimbusProcess(local, dev_supervisor=True, log_level=log_level, options=[
         "supervisor.slots.ports=[%d]" % slot, "nimbus.monitor.freq.secs=1",
         "supervisor.monitor.frequency.secs=1", "supervisor.heartbeat.frequency.secs=1",
         "supervisor.worker.shutdown.sleep.secs=1"])
     proc.start(timeout=60)
     proc.slot = slot
+    return proc
+
+
+def stopped(proc):
+    """Stop dev (asserting a clean exit) and any worker it left."""
     try:
-        yield proc
         assert proc.stop(timeout=60) == 0, proc.log_tail()
     finally:
         proc.kill()
-        conf = {"storm.local.dir": str(local)}
+        conf = {"storm.local.dir": proc.local_dir}
         for worker_id in worker_dirs.worker_ids(conf):
             for pid in worker_dirs.worker_pids(conf, worker_id):
                 if process_alive(pid):
                     send_signal(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def dev(tmp_path):
+    proc = started_dev(tmp_path / "dev")
+    yield proc
+    stopped(proc)
+
+
+@pytest.fixture
+def debug_dev(tmp_path):
+    """The same at DEBUG: its log shows every sync's decisions."""
+    proc = started_dev(tmp_path / "dev", log_level="DEBUG")
+    yield proc
+    stopped(proc)
 
 
 def dev_log(dev):
@@ -183,5 +201,36 @@ def test_a_crashing_bolts_restarts_back_off_and_each_crash_logs_one_traceback(
         logged = f.read()
     crashes = logged.count("Exception in WordCountBolt.run()")
     assert crashes >= 3 and logged.count("Traceback") == crashes, logged
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        client.killTopologyWithOpts("wordcount", KillOptions(wait_secs=0))
+
+
+def test_a_zip_bomb_jar_is_refused_once_and_reported(debug_dev, tmp_path, wait_until):
+    """A project whose resources hold 2 MB of zeros (about 1000 to 1 in the jar): the
+    supervisor refuses the jar, says why in getTopologyInfo (naming the setting that raises
+    the limit) once, and through five more syncs neither downloads it again nor launches a
+    worker for it."""
+    dev = debug_dev
+    root = quickstart(tmp_path)
+    with open(os.path.join(root, "src", "zeros.bin"), "wb") as f:
+        f.write(bytes(2 << 20))
+    code, out, err = cli("submit", "topologies/wordcount.py",
+                         "--nimbus", "127.0.0.1:%d" % dev.port, cwd=root)
+    assert code == 0, err + dev.log_tail()
+    wait_until(lambda: errors_of(dev, "wordcount"), timeout=30,
+               what="the refusal among the topology's errors")
+    errors = errors_of(dev, "wordcount")
+    assert len(errors) == 2 and errors[0].error == errors[1].error  # both components
+    assert errors[0].error.startswith(
+        "Supervisor on localhost refused the topology's code, so port(s) %d will not run it: "
+        "the topology's jar entry 'resources/zeros.bin' expands " % dev.slot), errors[0].error
+    assert "pynimbus.supervisor.jar.max.ratio" in errors[0].error
+    refused_syncs = "port %d does not run wordcount-" % dev.slot
+    wait_until(lambda: dev_log(dev).count(refused_syncs) >= 5, timeout=30, interval=0.2,
+               what="five syncs with the code refused")
+    log = dev_log(dev)
+    assert log.count("-stormjar.jar with id") == 1, log
+    assert "Launching worker" not in log
+    assert len(errors_of(dev, "wordcount")) == 2
     with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
         client.killTopologyWithOpts("wordcount", KillOptions(wait_secs=0))

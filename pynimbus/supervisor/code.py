@@ -36,6 +36,7 @@ from pynimbus.blobstore.keys import (
 from pynimbus.client import NimbusClient
 from pynimbus.cluster.paths import url_encode_2x
 from pynimbus.cluster.serialization import deserialize
+from pynimbus.config import PYNIMBUS_DEFAULTS
 from pynimbus.generated.storm.ttypes import StormTopology
 from pynimbus.topology_store import from_compressed_json_conf
 from pynimbus.supervisor.registration import supervisor_local_dir
@@ -51,8 +52,30 @@ class CodeDownloadFailed(Exception):
     or which jar entry, and why.  Nothing is left in ``stormdist``."""
 
 
-class UnsafeJarEntry(CodeDownloadFailed):
+class JarRefused(CodeDownloadFailed):
+    """The jar itself cannot be installed (not a zip, an unsafe entry, past a size limit):
+    downloading it again would give the same jar, so its topology's code is not tried again."""
+
+
+class UnsafeJarEntry(JarRefused):
     """A jar entry whose name would be written outside the directory it is extracted to."""
+
+
+class JarTooLarge(JarRefused):
+    """A jar whose extraction would pass one of the supervisor's limits (a zip bomb)."""
+
+
+# What extracting a topology's jar may write (defaults in pynimbus.config).
+JAR_LIMIT_KEYS = ("pynimbus.supervisor.jar.max.entries",
+                  "pynimbus.supervisor.jar.max.extracted.bytes",
+                  "pynimbus.supervisor.jar.max.ratio")
+# Entries smaller than this are not held to the ratio (tiny files compress wildly).
+RATIO_FREE_BYTES = 1 << 20
+
+
+def jar_limits(conf):
+    """``(max entries, max extracted bytes, max ratio)`` from ``conf``."""
+    return tuple(int(conf.get(key) or PYNIMBUS_DEFAULTS[key]) for key in JAR_LIMIT_KEYS)
 
 
 def supervisor_stormdist_root(conf, storm_id=None):
@@ -180,36 +203,80 @@ def _safe_member_path(destdir, name):
     return target
 
 
-def extract_dir_from_jar(jar_path, dir_name, destdir):
+def extract_dir_from_jar(jar_path, dir_name, destdir, limits=None):
     """Port of ``Utils.extractDirFromJar`` / ``extractZipFile``: the files of the jar under
     ``dir_name/`` into ``destdir/dir_name/...``.  Every entry is checked before anything is
-    written.
+    written, and what is written is counted as it is written.
+
+    Deliberate difference: extraction is bounded by ``limits`` (:func:`jar_limits`: entries in
+    the jar, bytes extracted, and the expansion ratio of each entry of a megabyte or more), by
+    the sizes the jar declares before anything is written and by the bytes really inflated
+    while writing; Storm extracts whatever the jar holds.
 
     :raises UnsafeJarEntry: an entry (under ``dir_name/`` or not) is absolute, has a ``..``
         part or would land outside ``destdir``.
-    :raises CodeDownloadFailed: the jar is not a readable zip file.
+    :raises JarTooLarge: past a limit; the message names it and the setting that raises it.
+    :raises JarRefused: the jar is not a readable zip file.
     """
+    max_entries, max_bytes, max_ratio = limits or jar_limits({})
     prefix = dir_name + "/"
     try:
         with zipfile.ZipFile(jar_path) as jar:
+            infos = jar.infolist()
+            if len(infos) > max_entries:
+                raise _too_large("holds %d entries" % len(infos), max_entries,
+                                 "pynimbus.supervisor.jar.max.entries")
             # Every name is checked, extracted or not: a jar that tries to escape is refused.
-            members = [(info, _safe_member_path(destdir, info.filename))
-                       for info in jar.infolist()]
+            members = [(info, _safe_member_path(destdir, info.filename)) for info in infos]
             members = [(info, target) for info, target in members
-                       if info.filename.startswith(prefix)]
+                       if info.filename.startswith(prefix) and not info.is_dir()]
+            declared = sum(info.file_size for info, _ in members)
+            if declared > max_bytes:
+                raise _too_large("would extract %d bytes" % declared, max_bytes,
+                                 "pynimbus.supervisor.jar.max.extracted.bytes")
+            for info, _ in members:
+                _check_ratio(info, info.file_size, max_ratio)
+            written = 0
             for info, target in members:
-                if info.is_dir():
-                    continue
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with jar.open(info) as source, open(target, "wb") as out:
-                    shutil.copyfileobj(source, out)
+                    written = _copy_bounded(info, source, out, written, max_bytes, max_ratio)
     except zipfile.BadZipFile as e:
-        raise CodeDownloadFailed("%s is not a jar: %s" % (os.path.basename(jar_path), e)) from e
+        raise JarRefused("%s is not a jar: %s" % (os.path.basename(jar_path), e)) from e
 
 
-def download_base_blobs(nimbus, storm_id, tmproot):
+def _too_large(what, limit, setting):
+    return JarTooLarge("the topology's jar %s, more than the supervisor's limit of %d (%s); "
+                       "the jar is refused" % (what, limit, setting))
+
+
+def _check_ratio(info, size, max_ratio):
+    if size >= RATIO_FREE_BYTES and size > max_ratio * max(1, info.compress_size):
+        raise _too_large("entry %r expands %d bytes to %d (%dx)" % (
+            info.filename, info.compress_size, size, size // max(1, info.compress_size)),
+            max_ratio, "pynimbus.supervisor.jar.max.ratio")
+
+
+def _copy_bounded(info, source, out, written, max_bytes, max_ratio, chunk=1 << 20):
+    """Copy one entry, counting the bytes really inflated (a jar may declare less than it
+    holds); return the total written so far."""
+    entry_bytes = 0
+    while True:
+        data = source.read(chunk)
+        if not data:
+            return written
+        entry_bytes += len(data)
+        written += len(data)
+        if written > max_bytes:
+            raise _too_large("extracts more than %d bytes" % max_bytes, max_bytes,
+                             "pynimbus.supervisor.jar.max.extracted.bytes")
+        _check_ratio(info, entry_bytes, max_ratio)
+        out.write(data)
+
+
+def download_base_blobs(nimbus, storm_id, tmproot, limits=None):
     """Port of ``DownloadBaseBlobsDistributed.downloadBaseBlobs``: jar, code and conf of
-    ``storm_id`` into ``tmproot``, then the jar's resources."""
+    ``storm_id`` into ``tmproot``, then the jar's resources (within ``limits``)."""
     os.makedirs(tmproot, mode=0o700)
     jar_path = supervisor_stormjar_path(tmproot)
     download_resources_as_supervisor(nimbus, master_stormjar_key(storm_id), jar_path)
@@ -217,7 +284,7 @@ def download_base_blobs(nimbus, storm_id, tmproot):
                                      supervisor_stormcode_path(tmproot))
     download_resources_as_supervisor(nimbus, master_stormconf_key(storm_id),
                                      supervisor_stormconf_path(tmproot))
-    extract_dir_from_jar(jar_path, RESOURCES_SUBDIR, tmproot)
+    extract_dir_from_jar(jar_path, RESOURCES_SUBDIR, tmproot, limits)
 
 
 def download_storm_code(conf, storm_id, nimbus):
@@ -236,7 +303,7 @@ def download_storm_code(conf, storm_id, nimbus):
     tmproot = os.path.join(supervisor_tmp_dir(conf), str(uuid.uuid4()))
     os.makedirs(os.path.dirname(tmproot), exist_ok=True)
     try:
-        download_base_blobs(nimbus, storm_id, tmproot)
+        download_base_blobs(nimbus, storm_id, tmproot, jar_limits(conf))
         os.makedirs(os.path.dirname(stormroot), exist_ok=True)
         os.rename(tmproot, stormroot)
     except BaseException:

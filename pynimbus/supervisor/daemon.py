@@ -130,12 +130,20 @@ def call_leader_nimbus(conf, method, *args, timeout=NIMBUS_CALL_TIMEOUT_SECS):
         return nimbus.call(method, *args)
 
 
-def download_missing_code(conf, storm_ids, timeout=60.0):
+def download_missing_code(conf, storm_ids, refused=(), timeout=60.0):
     """Download the code of each topology of ``storm_ids`` not in ``stormdist`` yet, from the
-    leader Nimbus; return the ids whose code is installed.  A failed download is logged and
-    tried again by the next sync.  Blocking."""
-    missing = sorted(s for s in storm_ids
-                     if not os.path.exists(code.supervisor_stormdist_root(conf, s)))
+    leader Nimbus, but for those in ``refused``.  Blocking.
+
+    A failed download is logged and tried again by the next sync; a refused jar
+    (:class:`code.JarRefused`: the same jar would be refused again) is not.
+
+    :returns: ``(installed, newly_refused)``: the ids whose code is installed, and
+        ``{storm_id: (reason, component ids)}`` of the jars refused now, with the
+        topology's components (to report the refusal under), empty when Nimbus did not say.
+    """
+    missing = sorted(s for s in storm_ids if s not in refused
+                     and not os.path.exists(code.supervisor_stormdist_root(conf, s)))
+    newly_refused = {}
     if missing:
         try:
             host, port = find_leader_nimbus(conf, timeout)
@@ -143,11 +151,26 @@ def download_missing_code(conf, storm_ids, timeout=60.0):
                 for storm_id in missing:
                     try:
                         code.download_storm_code(conf, storm_id, nimbus)
+                    except code.JarRefused as e:
+                        log.error("code of %s refused, not downloaded again: %s", storm_id, e)
+                        newly_refused[storm_id] = (str(e), topology_components(nimbus,
+                                                                               storm_id))
                     except Exception as e:
                         log.warning("code of %s not downloaded: %s", storm_id, e)
         except Exception as e:
             log.warning("code of %s not downloaded: %s", ", ".join(missing), e)
-    return {s for s in storm_ids if os.path.exists(code.supervisor_stormdist_root(conf, s))}
+    installed = {s for s in storm_ids if os.path.exists(code.supervisor_stormdist_root(conf, s))}
+    return installed, newly_refused
+
+
+def topology_components(nimbus, storm_id):
+    """The ids of ``storm_id``'s spouts and bolts, asked of Nimbus; [] when it does not say."""
+    try:
+        topology = nimbus.getUserTopology(storm_id)
+    except Exception as e:
+        log.debug("components of %s not read: %s", storm_id, e)
+        return []
+    return sorted(set(topology.spouts or ()) | set(topology.bolts or ()))
 
 
 def remove_unassigned_code(conf, assigned_storm_ids):
@@ -214,6 +237,7 @@ class SupervisorDaemon:
         self.launched = {}       # {worker_id: LaunchedWorker} launched by this process
         self.children = {}       # {worker_id: Popen} of the workers this process started
         self.dead_workers = set()
+        self.refused_code = {}   # {storm_id: why its jar was refused}: not downloaded again
         self.backoff = worker_failures.RestartBackoff(
             conf.get("pynimbus.supervisor.worker.restart.delay.secs", 2),
             conf.get("pynimbus.supervisor.worker.restart.max.delay.secs", 60))
@@ -418,7 +442,17 @@ class SupervisorDaemon:
             return
         self.assigned = assigned
         storm_ids = {a.topology_id for a in assigned.values()}
-        downloaded = yield self.run_blocking(download_missing_code, self.conf, storm_ids)
+        downloaded, newly_refused = yield self.run_blocking(
+            download_missing_code, self.conf, storm_ids, set(self.refused_code))
+        for storm_id, (reason, components) in sorted(newly_refused.items()):
+            self.refused_code[storm_id] = reason
+            self.run_blocking(self._report_refused_code, storm_id, reason, components,
+                              sorted(p for p, a in assigned.items()
+                                     if a.topology_id == storm_id)).addErrback(
+                lambda failure: log.warning("refused code not reported: %s",
+                                            failure.getErrorMessage()))
+        for storm_id in set(self.refused_code) - storm_ids:
+            del self.refused_code[storm_id]  # gone: a topology submitted again is a new id
         id_to_heartbeat, approved = yield self.run_blocking(self._read_workers)
         self._note_dead_workers()
         now = self.reactor.seconds()
@@ -437,7 +471,10 @@ class SupervisorDaemon:
         for port in self.backoff.ports() - set(assigned):
             self.backoff.forget(port)
         for port, local_assignment in sorted(actions.to_launch.items()):
-            if local_assignment.topology_id not in downloaded:
+            if local_assignment.topology_id in self.refused_code:
+                log.debug("port %d does not run %s: its code was refused", port,
+                          local_assignment.topology_id)
+            elif local_assignment.topology_id not in downloaded:
                 log.info("port %d waits for the code of %s", port, local_assignment.topology_id)
             elif self.backoff.wait_secs(port, now) > 0:
                 log.debug("port %d waits %.1f s before its worker starts again", port,
@@ -478,6 +515,15 @@ class SupervisorDaemon:
                                       uptime)
                 d.addErrback(lambda failure: log.warning(
                     "worker exit not reported: %s", failure.getErrorMessage()))
+
+    def _report_refused_code(self, storm_id, reason, components, ports):
+        """Report, once, that this supervisor refused ``storm_id``'s jar: under each of its
+        components (the worker's system component when none is known).  Blocking."""
+        text = "Supervisor on %s refused the topology's code, so port(s) %s will not run it: " \
+               "%s" % (self.hostname, ", ".join(map(str, ports)), reason)
+        for component_id in components or [SYSTEM_COMPONENT_ID]:
+            self.cluster_state.report_error(storm_id, component_id, self.hostname,
+                                            ports[0] if ports else 0, text)
 
     def _report_worker_exit(self, launched, exit_code, uptime_secs):
         """Report a worker's exit under its components' errors.  Blocking."""
