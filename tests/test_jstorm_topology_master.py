@@ -173,7 +173,7 @@ def test_the_record_is_the_heartbeat_storm_reads_with_every_executor_once():
     are left out."""
     a = heartbeat([(3, 3), (4, 4), (-1, -1)], 5)
     own = heartbeat([(1, 1), (4, 4), (-1, -1)], 6)
-    [count, compressed, _, _] = heartbeat_values(a, "sup-b", 6701)
+    [[count, compressed, _, _]] = heartbeat_values(a, "sup-b", 6701)
     corrupt = (1, b"not zlib")
     data = combined_heartbeat(TOPOLOGY, own, {("sup-b", 6701): (count, compressed),
                                               ("sup-c", 6702): corrupt}, 130, 30)

@@ -46,6 +46,7 @@ from pynimbus.worker.executor import (
     AckerExecutor, NoopBoltExecutor, TupleImpl, WorkerContext, receive_message_id)
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
+from pynimbus.worker.inbound import inbound_streams, refusal
 from pynimbus.worker.inprocess import inprocess_component_classes, mk_shell_executor
 from pynimbus.worker.java_components import (
     SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
@@ -153,6 +154,7 @@ class WorkerDaemon(object):
         self.server_port = None
         self.executor_ids = []
         self.exit_code = 0
+        self.refused_tuples = 0  # tuples from other workers that do not fit the topology
         self._loops = []
         self._stopping = None
         self._spouts = []
@@ -336,9 +338,10 @@ class WorkerDaemon(object):
 
     def _listen(self):
         settings = transport_settings(self.conf)
-        self.server = TupleServerFactory(
-            {task_id: self._receiver(task_id) for task_id in self.task_to_executor},
-            max_frame_bytes=settings["max_frame_bytes"])
+        self.server = TupleServerFactory({}, max_frame_bytes=settings["max_frame_bytes"],
+                                         clock=self.reactor)
+        self.server.task_to_receiver = {task_id: self._receiver(task_id)
+                                        for task_id in self.task_to_executor}
         # the supervisor's setting, never the topology's: where a host's ports are open is
         # the operator's choice (pynimbus dev: loopback)
         self.listening = self.reactor.listenTCP(
@@ -347,21 +350,44 @@ class WorkerDaemon(object):
 
     def _receiver(self, task_id):
         """The transport's receiver of ``task_id``: hands tuples over and answers whether
-        the executor has room for more (False pauses the connection until ``room_again``)."""
+        the executor has room for more (False pauses the connection until ``room_again``).
+        A tuple the task does not subscribe to, from a task that does not emit it or with
+        the wrong number of values, is dropped with a rate-limited line
+        (:mod:`pynimbus.worker.inbound`)."""
         executor = self.task_to_executor[task_id]
+        allowed = inbound_streams(self.system_topology, self.task_to_component,
+                                  self.task_to_component.get(task_id, SYSTEM_COMPONENT_ID))
+        refusals = self.server.refusals
+
+        def refuse(addressed):
+            self.refused_tuples += 1
+            refusals.warning("refused tuple", "task %d refused a tuple from another worker: "
+                             "%s (%d refused so far)", task_id,
+                             refusal(allowed, addressed.source_task, addressed.stream_id,
+                                     addressed.values), self.refused_tuples)
+
+        empty = {}
         if executor.receives_at_once:  # as ``transfer`` hands it a local tuple: no TupleImpl
             receive_values = executor.receive_values
 
             def receive_at_once(addressed_tuples):
                 for addressed in addressed_tuples:
-                    receive_values(addressed.source_task, addressed.stream_id, addressed.values,
-                                   task_id)
+                    if allowed.get(addressed.source_task, empty).get(
+                            addressed.stream_id) != len(addressed.values):
+                        refuse(addressed)
+                        continue
+                    receive_values(addressed.source_task, addressed.stream_id,
+                                   addressed.values, task_id)
                 return executor.has_room()
             return receive_at_once
         task_to_component = self.task_to_component
 
         def receive(addressed_tuples):
             for addressed in addressed_tuples:
+                if allowed.get(addressed.source_task, empty).get(
+                        addressed.stream_id) != len(addressed.values):
+                    refuse(addressed)
+                    continue
                 executor.receive(
                     TupleImpl(addressed.source_task,
                               task_to_component.get(addressed.source_task, SYSTEM_COMPONENT_ID),

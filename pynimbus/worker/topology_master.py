@@ -6,7 +6,8 @@ see :mod:`pynimbus.jstorm_port.topology_master` for when a topology has one).
 Every stats-heartbeat period (``task.heartbeat.frequency.secs``) a worker of such a topology
 sends its heartbeat's executor statistics to the master's task on the
 ``__master_task_heartbeat`` stream over the worker transport, instead of writing its
-``ClusterWorkerHeartbeat`` to cluster state: the tuple is ``[count, entries, node, port]``,
+``ClusterWorkerHeartbeat`` to cluster state: the tuple's one value (the stream's one field,
+JStorm's ``hbEvent``) is ``[count, entries, node, port]``,
 ``entries`` the Thrift binary encoding of the ``executor_stats`` map's ``count`` entries (each
 ``ExecutorInfo`` key, then its ``ExecutorStats``), zlib-compressed (statistics repeat
 themselves: about 15 times smaller).  The master keeps the latest heartbeat per worker slot until its
@@ -64,10 +65,10 @@ def encoded_entries(heartbeat):
 
 
 def heartbeat_values(heartbeat, node, port):
-    """The tuple values a worker sends the master: its entries' count and compressed bytes,
-    node, port."""
+    """The tuple values a worker sends the master: one value, as the stream declares one field
+    (JStorm's ``hbEvent``), holding its entries' count and compressed bytes, node, port."""
     count, entries = encoded_entries(heartbeat)
-    return [count, zlib.compress(entries, 1), node, int(port)]
+    return [[count, zlib.compress(entries, 1), node, int(port)]]
 
 
 def combined_heartbeat(storm_id, own, relayed, time_secs, uptime_secs):
@@ -126,7 +127,7 @@ class TopologyMasterExecutor(NoopBoltExecutor):
         if tuple_.stream != TOPOLOGY_MASTER_HB_STREAM_ID:
             return
         try:
-            count, entries, node, port = tuple_.values
+            [(count, entries, node, port)] = tuple_.values
             if not isinstance(count, int) or count < 0:
                 raise ValueError("bad entry count %r" % (count,))
             self._relayed[(str(node), int(port))] = (count, bytes(entries))

@@ -42,6 +42,7 @@ from twisted.internet import protocol
 from twisted.internet.interfaces import IPushProducer, ITCPTransport
 from zope.interface import implementer
 
+from pynimbus.worker.log_limit import RateLimitedLog
 from pynimbus.worker.wire import (
     MAX_ARRAY_HEADER_BYTES, FrameDecoder, FrameTooLarge, MalformedFrame, decode_frame,
     encode_message, frame)
@@ -97,7 +98,9 @@ class _TupleReceiverProtocol(protocol.Protocol):
                 if not self.factory.deliver(decode_frame(payload)):
                     self.pause_reading()
         except (FrameTooLarge, MalformedFrame) as e:
-            log.warning("closing the tuple connection from %s: %s", self.transport.getPeer(), e)
+            self.factory.refusals.warning(
+                "bad frame", "closing the tuple connection from %s: %s",
+                self.transport.getPeer(), e)
             self.transport.abortConnection()
 
     def pause_reading(self):
@@ -123,12 +126,14 @@ class TupleServerFactory(protocol.ServerFactory):
 
     protocol = _TupleReceiverProtocol
 
-    def __init__(self, task_to_receiver, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES):
+    def __init__(self, task_to_receiver, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, clock=None):
         self.task_to_receiver = task_to_receiver
         self.max_frame_bytes = max_frame_bytes
         self.connections = set()
         self.paused = set()
         self.unknown_task_tuples = 0
+        # what a peer causes is logged at most once per kind per period (RateLimitedLog)
+        self.refusals = RateLimitedLog(log, clock)
 
     def deliver(self, tuples):
         """Hand one frame's tuples to their tasks' receivers; False when any has no more room."""
@@ -140,8 +145,9 @@ class TupleServerFactory(protocol.ServerFactory):
             receiver = self.task_to_receiver.get(task)
             if receiver is None:
                 self.unknown_task_tuples += len(task_tuples)
-                log.warning("dropping %d tuples for task %d, which this worker does not run",
-                            len(task_tuples), task)
+                self.refusals.warning(
+                    "unknown task", "dropping %d tuples for task %r, which this worker does "
+                    "not run (%d so far)", len(task_tuples), task, self.unknown_task_tuples)
             elif receiver(task_tuples) is False:
                 room = False
         return room
