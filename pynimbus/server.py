@@ -23,7 +23,6 @@ connections); a protocol sees one connection's bytes.  Handlers may return Defer
 call never blocks other clients.
 """
 
-import collections
 import logging
 import struct
 
@@ -34,6 +33,7 @@ from twisted.internet import defer, protocol
 from twisted.protocols.policies import TimeoutMixin
 
 from pynimbus.encoded_reply import reply_fast_encode
+from pynimbus.frame_budget import FrameBudget
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
                 del self._buffer[:_FRAME_PREFIX.size]
                 self._frame_length = length
             if len(self._buffer) < self._frame_length:
-                self.factory.progressed(self)
+                self.factory.budget.progressed(self)
                 break
             with memoryview(self._buffer) as view:
                 frame = bytes(view[:self._frame_length])
@@ -115,7 +115,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
         if length > self.MAX_LENGTH:
             self.lengthLimitExceeded(length)
             return False
-        if not self.factory.reserve(self, length):
+        if not self.factory.budget.reserve(self, length):
             self._close("a frame of %d bytes is more than pynimbus.thrift.max_buffered_bytes "
                         "(%d) allows for all connections" % (length,
                                                              self.factory.max_buffered_bytes))
@@ -124,7 +124,7 @@ class ThriftFrameProtocol(protocol.Protocol, TimeoutMixin):
 
     def _release_frame(self):
         if self._frame_length is not None:
-            self.factory.release(self)
+            self.factory.budget.release(self)
             self._frame_length = None
 
     def evict(self, length):
@@ -328,9 +328,7 @@ class ThriftServerFactory(protocol.ServerFactory):
         self.max_buffered_bytes = max_buffered_bytes
         self.partial_frame_timeout = partial_frame_timeout
         self.clock = clock
-        self.buffered_bytes = 0
-        # connection -> its frame's reserved length, the longest without progress first
-        self._receiving = collections.OrderedDict()
+        self.budget = FrameBudget(max_buffered_bytes)
         self.connections = set()
 
     @classmethod
@@ -346,25 +344,10 @@ class ThriftServerFactory(protocol.ServerFactory):
                        or DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS),
                    clock=clock)
 
-    def reserve(self, proto, length):
-        """Reserve ``length`` bytes for the frame ``proto`` is about to receive, closing the
-        connections whose partial frames went longest without a byte until it fits; False
-        when it is longer than ``max_buffered_bytes``."""
-        if length > self.max_buffered_bytes:
-            return False
-        while self.buffered_bytes + length > self.max_buffered_bytes:
-            stalest = next(iter(self._receiving))
-            stalest.evict(length)  # releases its reservation
-        self._receiving[proto] = length
-        self.buffered_bytes += length
-        return True
-
-    def progressed(self, proto):
-        """``proto`` received more of its frame: it is now the last to be evicted."""
-        self._receiving.move_to_end(proto)
-
-    def release(self, proto):
-        self.buffered_bytes -= self._receiving.pop(proto)
+    @property
+    def buffered_bytes(self):
+        """Bytes reserved for the frames being received on every connection."""
+        return self.budget.reserved_bytes
 
     def connection_opened(self, proto):
         self.connections.add(proto)
