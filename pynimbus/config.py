@@ -64,6 +64,13 @@ PYNIMBUS_DEFAULTS = {
     # Longest frame of tuples a worker accepts from another worker; a longer one closes the
     # connection (Storm's netty decoder has no limit).
     "pynimbus.worker.transport.max_frame_bytes": 16 * 1048576,
+    # What peers can make a Python worker's tuple port hold (the supervisor's conf): bytes of
+    # frames being received over all its connections (to fit a frame, the connections that
+    # went longest without a byte are closed), seconds a connection may stop in the middle
+    # of a frame, connections open at once.  Storm's netty server has none of these limits.
+    "pynimbus.worker.transport.max_buffered_bytes": 64 * 1048576,
+    "pynimbus.worker.transport.partial_frame.timeout.secs": 30,
+    "pynimbus.worker.transport.max_connections": 512,
     # A Python supervisor starts a worker that died by itself again at its next sync; one that
     # dies again in a row waits this long first, twice as long after each further death, at
     # most the max (pynimbus.supervisor.worker_failures.RestartBackoff).  Storm: no delay.

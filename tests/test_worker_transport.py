@@ -4,6 +4,7 @@ real loopback sockets in a private reactor (ordering, backpressure, reconnect, d
 
 import datetime
 import json
+import logging
 import pickle
 import socket
 import struct
@@ -12,6 +13,7 @@ import sys
 
 import msgpack
 import pytest
+from twisted.internet import task
 from twisted.internet.testing import StringTransport
 
 from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until
@@ -170,6 +172,66 @@ def test_tuples_for_a_task_not_run_here_are_dropped_and_counted():
                                     (9, 2, "s", {}, ["c"])))
     assert [t.values for t in got] == [["a"]]
     assert factory.unknown_task_tuples == 2
+
+
+def test_a_partial_frame_times_out_unless_its_connection_is_paused():
+    """A peer that stops in the middle of a frame is closed after the timeout and its bytes
+    freed; a connection this worker paused (its receiver is full) is not timed out."""
+    clock = task.Clock()
+    factory = TupleServerFactory({1: lambda ts: False}, clock=clock,
+                                 partial_frame_timeout_secs=30)
+    stalled, stalled_transport = _connected_receiver(factory)
+    stalled.dataReceived(struct.pack("!I", 1000) + b"x" * 10)
+    assert factory.budget.reserved_bytes == 1000
+    clock.advance(29)
+    stalled.dataReceived(b"y")  # a byte of progress starts the wait again
+    clock.advance(29)
+    assert not stalled_transport.disconnecting
+    clock.advance(2)
+    assert stalled_transport.disconnecting and factory.budget.reserved_bytes == 0
+    paused, paused_transport = _connected_receiver(factory)
+    paused.dataReceived(_frame_of((1, 2, "s", {}, ["a"])) + struct.pack("!I", 500) + b"z")
+    assert paused_transport.producerState == "paused"
+    clock.advance(120)
+    assert not paused_transport.disconnecting
+
+
+def test_frames_being_received_are_capped_over_all_connections():
+    """Past the budget, the connection whose partial frame went longest without a byte is
+    closed to make room; a frame longer than the whole budget closes its own connection."""
+    clock = task.Clock()
+    factory = TupleServerFactory({1: list}, clock=clock, max_buffered_bytes=3000)
+    old, old_transport = _connected_receiver(factory)
+    new, new_transport = _connected_receiver(factory)
+    old.dataReceived(struct.pack("!I", 2000) + b"a")
+    new.dataReceived(struct.pack("!I", 2000) + b"b")
+    assert old_transport.disconnecting and not new_transport.disconnecting
+    assert factory.budget.reserved_bytes == 2000
+    huge, huge_transport = _connected_receiver(factory)
+    huge.dataReceived(struct.pack("!I", 3001))
+    assert huge_transport.disconnecting and factory.budget.reserved_bytes == 2000
+
+
+def test_connections_past_the_cap_are_refused():
+    factory = TupleServerFactory({1: list}, clock=task.Clock(), max_connections=2)
+    for _ in range(2):
+        _connected_receiver(factory)
+    assert factory.buildProtocol(None) is None
+
+
+def test_a_peer_flooding_unknown_tasks_costs_one_log_line_per_period(caplog):
+    clock = task.Clock()
+    factory = TupleServerFactory({1: list}, clock=clock)
+    receiver, _ = _connected_receiver(factory)
+    with caplog.at_level(logging.WARNING, logger="pynimbus.worker.transport"):
+        receiver.dataReceived(_frame_of((9, 2, "s", {}, ["x"])) * 1000)
+        clock.advance(10)
+        receiver.dataReceived(_frame_of((9, 2, "s", {}, ["x"])))
+    assert factory.unknown_task_tuples == 1001
+    assert [r.getMessage() for r in caplog.records] == [
+        "dropping 1 tuples for task 9, which this worker does not run (1 so far)",
+        "dropping 1 tuples for task 9, which this worker does not run (1001 so far) (999 more "
+        "like it since the last one logged, left out)"]
 
 
 def test_a_full_receiver_stops_reading_until_resumed():

@@ -57,7 +57,8 @@ from pynimbus.worker.stats import (
     ls_worker_heartbeat, worker_heartbeat)
 from pynimbus.worker.clock import millis_clock
 from pynimbus.worker.transfer import TransferFn
-from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
+from pynimbus.worker.transport import (
+    TupleClient, TupleServerFactory, receiving_limits, transport_settings)
 from pynimbus.worker.topology_master import (
     TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
 
@@ -339,7 +340,8 @@ class WorkerDaemon(object):
     def _listen(self):
         settings = transport_settings(self.conf)
         self.server = TupleServerFactory({}, max_frame_bytes=settings["max_frame_bytes"],
-                                         clock=self.reactor)
+                                         clock=self.reactor,
+                                         **receiving_limits(self.supervisor_conf))
         self.server.task_to_receiver = {task_id: self._receiver(task_id)
                                         for task_id in self.task_to_executor}
         # the supervisor's setting, never the topology's: where a host's ports are open is

@@ -40,8 +40,10 @@ import logging
 import msgpack
 from twisted.internet import protocol
 from twisted.internet.interfaces import IPushProducer, ITCPTransport
+from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
+from pynimbus.frame_budget import FrameBudget
 from pynimbus.worker.log_limit import RateLimitedLog
 from pynimbus.worker.wire import (
     MAX_ARRAY_HEADER_BYTES, FrameDecoder, FrameTooLarge, MalformedFrame, decode_frame,
@@ -50,6 +52,9 @@ from pynimbus.worker.wire import (
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FRAME_BYTES = 16 * 1048576
+DEFAULT_MAX_BUFFERED_BYTES = 64 * 1048576
+DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS = 30.0
+DEFAULT_MAX_CONNECTIONS = 512
 
 
 def transport_settings(conf):
@@ -65,6 +70,21 @@ def transport_settings(conf):
     }
 
 
+def receiving_limits(supervisor_conf):
+    """The keyword arguments of ``TupleServerFactory`` that bound what peers can make a worker
+    hold, from its supervisor's conf (the host's protection is the operator's, never a
+    topology's choice)."""
+    return {
+        "max_buffered_bytes": int(supervisor_conf.get(
+            "pynimbus.worker.transport.max_buffered_bytes") or DEFAULT_MAX_BUFFERED_BYTES),
+        "partial_frame_timeout_secs": float(supervisor_conf.get(
+            "pynimbus.worker.transport.partial_frame.timeout.secs")
+            or DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS),
+        "max_connections": int(supervisor_conf.get(
+            "pynimbus.worker.transport.max_connections") or DEFAULT_MAX_CONNECTIONS),
+    }
+
+
 def send_small_writes_at_once(transport):
     """Turn Nagle's algorithm off on a TCP connection, as Storm's netty transport does: a small
     batch is not held back until the peer's delayed ACK (up to 40 ms on Linux)."""
@@ -72,36 +92,85 @@ def send_small_writes_at_once(transport):
         transport.setTcpNoDelay(True)
 
 
-class _TupleReceiverProtocol(protocol.Protocol):
-    """One connection from a remote worker: frames in, tuples to the factory's receivers."""
+class _TupleReceiverProtocol(protocol.Protocol, TimeoutMixin):
+    """One connection from a remote worker: frames in, tuples to the factory's receivers.
+
+    A frame's declared length is reserved from the factory's :class:`FrameBudget` before its
+    bytes are kept, and a connection that stops sending in the middle of a frame is closed
+    after ``partial_frame_timeout_secs`` (but not while this worker paused it: that wait is
+    its own)."""
+
+    reserved = False
+    closing = False
 
     def connectionMade(self):
         send_small_writes_at_once(self.transport)  # 1.2.4 netty Server: child.tcpNoDelay
+        self.callLater = self.factory.clock.callLater  # TimeoutMixin's timer, injectable
         self.decoder = FrameDecoder(self.factory.max_frame_bytes)
         self.paused = False
         self.factory.connections.add(self)
 
     def connectionLost(self, reason):
+        self.setTimeout(None)
+        self._release()
         self.factory.connections.discard(self)
         self.factory.paused.discard(self)
 
     def dataReceived(self, data):
+        if self.closing:
+            return
         self.decoder.feed(data)
         self._deliver_buffered_frames()
 
     def _deliver_buffered_frames(self):
         try:
-            while not self.paused:
+            while not self.paused and not self.closing:
+                length = self.decoder.frame_length()
+                if length is not None and not self.reserved:
+                    if not self.factory.budget.reserve(self, length):
+                        self.close("a frame of %d bytes is more than "
+                                   "pynimbus.worker.transport.max_buffered_bytes (%d)"
+                                   % (length, self.factory.budget.max_bytes))
+                        return
+                    self.reserved = True
                 payload = self.decoder.next_payload()
                 if payload is None:
-                    return
+                    if self.reserved:
+                        self.factory.budget.progressed(self)
+                    break
+                self._release()
                 if not self.factory.deliver(decode_frame(payload)):
                     self.pause_reading()
         except (FrameTooLarge, MalformedFrame) as e:
-            self.factory.refusals.warning(
-                "bad frame", "closing the tuple connection from %s: %s",
-                self.transport.getPeer(), e)
-            self.transport.abortConnection()
+            self.close(str(e))
+            return
+        if not self.closing:
+            partial = self.decoder.buffered_bytes() and not self.paused
+            self.setTimeout(self.factory.partial_frame_timeout_secs if partial else None)
+
+    def _release(self):
+        if self.reserved:
+            self.reserved = False
+            self.factory.budget.release(self)
+
+    def evict(self, length):
+        """Give up this connection's partial frame so another of ``length`` bytes fits."""
+        self.close("its partial frame was the longest without progress when a frame of %d "
+                   "bytes needed room under pynimbus.worker.transport.max_buffered_bytes (%d)"
+                   % (length, self.factory.budget.max_bytes))
+
+    def timeoutConnection(self):
+        self.close("no bytes for %gs in the middle of a frame "
+                   "(pynimbus.worker.transport.partial_frame.timeout.secs)"
+                   % self.factory.partial_frame_timeout_secs)
+
+    def close(self, why):
+        self.factory.refusals.warning("closed connection", "closing the tuple connection from "
+                                      "%s: %s", self.transport.getPeer(), why)
+        self.closing = True
+        self.setTimeout(None)
+        self._release()
+        self.transport.abortConnection()
 
     def pause_reading(self):
         self.paused = True
@@ -126,14 +195,32 @@ class TupleServerFactory(protocol.ServerFactory):
 
     protocol = _TupleReceiverProtocol
 
-    def __init__(self, task_to_receiver, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, clock=None):
+    def __init__(self, task_to_receiver, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, clock=None,
+                 max_buffered_bytes=DEFAULT_MAX_BUFFERED_BYTES,
+                 partial_frame_timeout_secs=DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS,
+                 max_connections=DEFAULT_MAX_CONNECTIONS):
+        if clock is None:
+            from twisted.internet import reactor as clock
         self.task_to_receiver = task_to_receiver
         self.max_frame_bytes = max_frame_bytes
+        self.clock = clock
+        self.budget = FrameBudget(max_buffered_bytes)
+        self.partial_frame_timeout_secs = partial_frame_timeout_secs
+        self.max_connections = max_connections
         self.connections = set()
         self.paused = set()
         self.unknown_task_tuples = 0
         # what a peer causes is logged at most once per kind per period (RateLimitedLog)
         self.refusals = RateLimitedLog(log, clock)
+
+    def buildProtocol(self, addr):
+        """A protocol for a new connection, or None (Twisted closes it) past the cap."""
+        if len(self.connections) >= self.max_connections:
+            self.refusals.warning("connection cap", "refusing the tuple connection from %s: "
+                                  "%d are open (pynimbus.worker.transport.max_connections)",
+                                  addr, len(self.connections))
+            return None
+        return super().buildProtocol(addr)
 
     def deliver(self, tuples):
         """Hand one frame's tuples to their tasks' receivers; False when any has no more room."""

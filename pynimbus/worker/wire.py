@@ -133,8 +133,8 @@ class FrameDecoder:
     def buffered_bytes(self):
         return len(self._buffer)
 
-    def next_payload(self):
-        """The next whole payload, or None until more bytes arrive.
+    def frame_length(self):
+        """The length the next frame declares, or None until its prefix has arrived.
 
         :raises FrameTooLarge: when the length prefix is 0 or over ``max_frame_bytes``.
         """
@@ -144,6 +144,16 @@ class FrameDecoder:
         if length == 0 or length > self.max_frame_bytes:
             raise FrameTooLarge("frame of %d bytes refused (limit %d, and 0 is not a frame)"
                                 % (length, self.max_frame_bytes))
+        return length
+
+    def next_payload(self):
+        """The next whole payload, or None until more bytes arrive.
+
+        :raises FrameTooLarge: when the length prefix is 0 or over ``max_frame_bytes``.
+        """
+        length = self.frame_length()
+        if length is None:
+            return None
         end = FRAME_PREFIX.size + length
         if len(self._buffer) < end:
             return None
