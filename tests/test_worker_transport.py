@@ -261,9 +261,38 @@ def test_transport_settings_come_from_storms_netty_keys():
 def test_a_tuple_too_large_for_a_frame_is_refused_at_the_sender():
     """send raises FrameTooLarge for a tuple that no frame could carry, and keeps nothing."""
     client = TupleClient(None, LOOPBACK, 1, batch_bytes=100, max_frame_bytes=200)
-    with pytest.raises(FrameTooLarge, match="stream 'big'"):
+    with pytest.raises(FrameTooLarge, match="a tuple on stream 'big' from task 2 is "):
         client.send(1, 2, "big", {}, [b"x" * 300])
     assert client.buffered_bytes() == 0
+
+
+def test_a_tuple_larger_than_the_send_buffer_but_within_a_frame_goes_alone():
+    """The frame limit says what may cross: a tuple bigger than the whole send buffer is
+    taken when nothing else waits (it was dropped for ever before), and holds the buffer."""
+    client = TupleClient(None, LOOPBACK, 1, batch_bytes=100, max_frame_bytes=10000,
+                         max_buffered_bytes=1000)
+    assert client.send(1, 2, "big", {}, [b"x" * 5000]) is True
+    assert client.backpressure and client.buffered_bytes() > 5000
+    assert client.send(1, 2, "small", {}, [b"y"]) is False
+
+
+def test_a_tuple_that_cannot_cross_is_the_emitters_error_and_the_emit_goes_on():
+    """TransferFn hands a tuple no frame could carry to on_unsendable (with its size, the
+    limit and the setting that raises it) and goes on with the next one."""
+    from pynimbus.worker.message_id import MessageId
+    from pynimbus.worker.transfer import TransferFn
+    client = TupleClient(None, LOOPBACK, 1, batch_bytes=100, max_frame_bytes=200)
+    unsendable = []
+    transfer = TransferFn({}, lambda *a: None,
+                          on_unsendable=lambda task, e: unsendable.append((task, str(e))))
+    transfer.task_to_client = {7: client}
+    transfer.transfer(7, 3, "big", MessageId({}), [b"x" * 300])
+    transfer.transfer(7, 3, "small", MessageId({}), [b"y"])
+    assert unsendable == [(3, "a tuple on stream 'big' from task 3 is %d bytes, more than a "
+                              "frame between workers may hold (200, pynimbus.worker.transport."
+                              "max_frame_bytes in the topology's conf raises it); it was not "
+                              "sent" % len(msgpack.packb([7, 3, "big", {}, [b"x" * 300]])))]
+    assert client.buffered_bytes() > 0  # the small one is queued
 
 
 def test_buffered_tuples_go_out_in_frames_of_at_most_batch_bytes_in_order():

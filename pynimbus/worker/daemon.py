@@ -47,6 +47,7 @@ from pynimbus.worker.executor import (
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
 from pynimbus.worker.inbound import inbound_streams, refusal
+from pynimbus.worker.log_limit import Throttle
 from pynimbus.worker.inprocess import inprocess_component_classes, mk_shell_executor
 from pynimbus.worker.java_components import (
     SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
@@ -149,7 +150,10 @@ class WorkerDaemon(object):
         self.executors = []
         self.task_to_executor = {}
         # worker.clj mk-transfer-fn: executors emit through it
-        self.transfer_fn = TransferFn(self.task_to_executor, reactor.callLater)
+        self.transfer_fn = TransferFn(self.task_to_executor, reactor.callLater,
+                                      on_unsendable=self._unsendable)
+        self.unsendable_tuples = 0
+        self._unsendable_reports = Throttle(reactor)
         self.transfer = self.transfer_fn.transfer
         self.clients = {}
         self.server_port = None
@@ -562,6 +566,17 @@ class WorkerDaemon(object):
         d = self.run_blocking(self.cluster_state.report_error, self.storm_id, component_id,
                               supervisor_hostname(self.conf), self.port, text)
         return d.addErrback(self._log_failure, "error report")
+
+    def _unsendable(self, source_task, error):
+        """A tuple that cannot cross to another worker (:class:`TransferFn`): dropped (the
+        spout's timeout replays it, if anchored) and reported as the emitting component's
+        error, at most once per component per 10 s."""
+        self.unsendable_tuples += 1
+        component_id = self.task_to_component.get(source_task, SYSTEM_COMPONENT_ID)
+        passes, held_back = self._unsendable_reports.allow(component_id)
+        if passes:
+            self.report_error(component_id, "%s%s" % (error, (
+                " (%d more such tuples since the last report)" % held_back) if held_back else ""))
 
     def _child_died(self, component_id, message):
         """A multilang child died: report it, then exit with code 11, as ShellBolt's ``die``

@@ -3,5 +3,5 @@
 
 cdef class TransferFn:
     cdef public object task_to_executor, task_to_component, task_to_client
-    cdef public object _call_later, _drain_call
+    cdef public object on_unsendable, _call_later, _drain_call
     cdef public list _local_queue

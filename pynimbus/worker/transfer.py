@@ -4,6 +4,7 @@ so that setup.py can compile this hot path (pynimbus.compiled)."""
 
 from pynimbus.clojure_port.system_topology import SYSTEM_COMPONENT_ID
 from pynimbus.worker.executor import TupleImpl
+from pynimbus.worker.wire import WireError
 
 
 class TransferFn(object):
@@ -11,12 +12,16 @@ class TransferFn(object):
 
     ``task_to_executor`` is the worker's own map (filled as it builds its executors);
     ``task_to_component`` and ``task_to_client`` are set by the worker as it learns them;
-    ``call_later`` is the reactor's."""
+    ``call_later`` is the reactor's.  A tuple that cannot cross to another worker (too large
+    for a frame, a value msgpack cannot carry) goes to ``on_unsendable(source_task, error)``
+    instead, and the emit goes on: it is the emitting component's error, not the
+    transport's."""
 
-    def __init__(self, task_to_executor, call_later):
+    def __init__(self, task_to_executor, call_later, on_unsendable=None):
         self.task_to_executor = task_to_executor
         self.task_to_component = {}
         self.task_to_client = {}
+        self.on_unsendable = on_unsendable
         self._call_later = call_later
         self._local_queue = []
         self._drain_call = None
@@ -39,7 +44,12 @@ class TransferFn(object):
             return
         client = self.task_to_client.get(dest_task)
         if client is not None:
-            client.send(dest_task, source_task, stream, message_id.anchors_to_ids, values)
+            try:
+                client.send(dest_task, source_task, stream, message_id.anchors_to_ids, values)
+            except WireError as e:
+                if self.on_unsendable is None:
+                    raise
+                self.on_unsendable(source_task, e)
 
     def drain_local(self):
         """The local tuples queued since the last turn, each to its executor's ``receive``."""

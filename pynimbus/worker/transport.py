@@ -339,10 +339,15 @@ class TupleClient:
                                  values)
         size = len(message)
         if size + MAX_ARRAY_HEADER_BYTES > self.max_frame_bytes:
-            raise FrameTooLarge("a tuple on stream %r of %d bytes does not fit in a frame "
-                                "(limit %d)" % (stream_id, size, self.max_frame_bytes))
+            raise FrameTooLarge(
+                "a tuple on stream %r from task %d is %d bytes, more than a frame between "
+                "workers may hold (%d, pynimbus.worker.transport.max_frame_bytes in the "
+                "topology's conf raises it); it was not sent"
+                % (stream_id, source_task, size, self.max_frame_bytes))
         pending_bytes = self._pending_bytes + size
-        if self._closing or pending_bytes > self.max_buffered_bytes:
+        # one tuple larger than the whole send buffer still goes, alone: the frame limit, not
+        # the buffer's size, says what may cross
+        if self._closing or (pending_bytes > self.max_buffered_bytes and self._pending_bytes):
             self.messages_lost += 1
             self._set_backpressure(True)
             return False
