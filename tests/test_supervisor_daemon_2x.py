@@ -172,13 +172,14 @@ def test_a_new_2x_supervisor_id_names_the_hosts_address(supervisors, nimbus):
     assert supervisors.start(conf).supervisor_id == supervisor_id
 
 
-def test_a_push_during_a_pull_is_not_overwritten_by_it(supervisors, reactor, nimbus,
+def test_a_push_during_a_pull_is_not_overwritten_by_it(supervisors, state, reactor, nimbus,
                                                        monkeypatch):
     """Pulls and pushes are applied one at a time in the order they came (upstream's event
     manager): a push that arrives while a pull is under way wins over the pull's answer."""
     conf = conf_2x(supervisors)
     supervisor = supervisors.start(conf, "sup-a")
     pushed = {"pushed-2-2": assignment({(1, 1): ("sup-a", 6700)})}
+    state.set_assignment("pushed-2-2", pushed["pushed-2-2"])  # Nimbus writes, then pushes
 
     def push_during_the_pull(conf, method, *args, **kwargs):
         if method == "getSupervisorAssignments":
@@ -189,3 +190,25 @@ def test_a_push_during_a_pull_is_not_overwritten_by_it(supervisors, reactor, nim
     monkeypatch.setattr(daemon, "call_leader_nimbus", push_during_the_pull)
     reactor.advance(10)
     assert supervisor.local_assignments == pushed
+
+
+def test_a_push_the_cluster_state_contradicts_is_ignored(supervisors, state, reactor, nimbus,
+                                                        wait_until):
+    """Anyone who reaches the Supervisor port can call sendSupervisorAssignments: a push that
+    gives this supervisor other than the cluster state's assignments give it (an empty one
+    would stop every worker) is ignored, and the worker Nimbus assigned runs on."""
+    conf = conf_2x(supervisors)
+    state.set_assignment(STORM_ID, MY_ASSIGNMENT[STORM_ID])
+    supervisor = supervisors.start(conf, "sup-a")
+    install_code(conf)
+    SupervisorService(supervisor).sendSupervisorAssignments(
+        SupervisorAssignments(storm_assignment=MY_ASSIGNMENT))
+    worker_id, _pids = running_worker(conf, wait_until)
+    forged = {"forged-9-9": assignment({(1, 1): ("sup-a", 6700)})}
+    for push in ({}, forged):
+        SupervisorService(supervisor).sendSupervisorAssignments(
+            SupervisorAssignments(storm_assignment=push))
+        reactor.advance(conf["supervisor.monitor.frequency.secs"])
+        assert supervisor.local_assignments == MY_ASSIGNMENT
+    assert len(supervisors.launches) == 1
+    assert running_worker(conf, wait_until)[0] == worker_id

@@ -65,6 +65,7 @@ from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.supervisor import (
     assignments, code, nimbus_rpc, registration, thrift_service, worker_dirs, worker_failures)
 from pynimbus.supervisor.assignments import LaunchedWorker
+from pynimbus.worker.log_limit import RateLimitedLog
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +239,7 @@ class SupervisorDaemon:
         self.children = {}       # {worker_id: Popen} of the workers this process started
         self.dead_workers = set()
         self.refused_code = {}   # {storm_id: why its jar was refused}: not downloaded again
+        self._push_refusals = RateLimitedLog(log, reactor)
         self.backoff = worker_failures.RestartBackoff(
             conf.get("pynimbus.supervisor.worker.restart.delay.secs", 2),
             conf.get("pynimbus.supervisor.worker.restart.max.delay.secs", 60))
@@ -368,9 +370,35 @@ class SupervisorDaemon:
 
     def take_assignments(self, storm_assignment):
         """2.8.8 ``SynchronizeAssignments`` with a push: after the syncs under way, replace
-        the local copy with checked ``{storm_id: Assignment}``, then sync."""
-        return self._sync_logged(
-            lambda: defer.succeed(self._set_local_assignments(storm_assignment)))
+        the local copy with checked ``{storm_id: Assignment}``, then sync.
+
+        Deliberate difference: the push is taken only when what it gives this supervisor is
+        what the cluster state's assignments give it (Nimbus writes them before it pushes):
+        the Supervisor port takes calls from anyone who reaches it, and a forged push (an
+        empty one stops every worker) is logged and ignored; the pulls, which this
+        supervisor makes to the leader, are taken as they come."""
+        @defer.inlineCallbacks
+        def apply_if_confirmed():
+            confirmed = yield self.run_blocking(self._confirmed_by_cluster_state,
+                                                storm_assignment)
+            if confirmed:
+                self._set_local_assignments(storm_assignment)
+            else:
+                self._push_refusals.warning(
+                    "push", "ignored pushed assignments that the cluster state contradicts "
+                    "for this supervisor (%s pushed); the next pull from the leader corrects "
+                    "them if they were Nimbus's", sorted(storm_assignment))
+        return self._sync_logged(apply_if_confirmed)
+
+    def _confirmed_by_cluster_state(self, storm_assignment):
+        """Whether ``storm_assignment`` gives this supervisor what the cluster state's
+        assignments give it, port by port.  Blocking."""
+        stored = assignments.read_assignments(
+            self.cluster_state.assignment_infos(self.cluster_state.assignments()),
+            self.supervisor_id)
+        pushed = assignments.read_assignments(storm_assignment, self.supervisor_id)
+        return set(stored) == set(pushed) and all(
+            assignments.equivalent(stored[port], pushed[port]) for port in stored)
 
     def _pull_assignments(self):
         """This supervisor's assignments from the leader, checked.  Blocking."""
