@@ -84,8 +84,9 @@ def build_parser():
         description="Run Storm on one machine for development: Nimbus on 127.0.0.1:6627 with "
                     "the embedded cluster-state store (no ZooKeeper, no JVM), and in the "
                     "same process a Python supervisor with 4 slots (supervisor.slots.ports, "
-                    "6700-6703: up to four workers, listening on 127.0.0.1). Files go under storm.local.dir (./storm-local), worker logs "
-                    "under its logs/workers-artifacts. Ctrl-C stops it with its workers. "
+                    "6700-6703: up to four workers, listening on 127.0.0.1). Files go under "
+                    "storm.local.dir (./storm-local), worker logs under its "
+                    "logs/workers-artifacts. Ctrl-C stops it with its workers. "
                     "-c pynimbus.dev.supervisor=false runs Nimbus alone (then `pynimbus "
                     "supervisor`, or Storm's supervisors with -c "
                     "'storm.zookeeper.servers=[...]', run the topologies).")

@@ -85,6 +85,7 @@ def started_message(conf, nimbus_port):
            ", ".join(map(str, ports))),
         "  submit a streamparse project:  pynimbus submit topologies/NAME.py  (in the project)",
         "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch",
+        "  with Storm's own UI:           nimbus.seeds: [\"localhost\"] in its storm.yaml",
         "  worker logs:                   %s" % logs,
         "  this log:                      %s" % os.path.join(log_dir, "nimbus.log"),
         "  stop it (and its workers):     Ctrl-C"])

@@ -6,8 +6,8 @@ see :mod:`pynimbus.jstorm_port.topology_master` for when a topology has one).
 Every stats-heartbeat period (``task.heartbeat.frequency.secs``) a worker of such a topology
 sends its heartbeat's executor statistics to the master's task on the
 ``__master_task_heartbeat`` stream over the worker transport, instead of writing its
-``ClusterWorkerHeartbeat`` to cluster state: the tuple's one value (the stream's one field,
-JStorm's ``hbEvent``) is ``[count, entries, node, port]``,
+``ClusterWorkerHeartbeat`` to cluster state: the tuple's one value (the stream's one
+field, JStorm's ``hbEvent``) is ``[count, entries, node, port]``,
 ``entries`` the Thrift binary encoding of the ``executor_stats`` map's ``count`` entries (each
 ``ExecutorInfo`` key, then its ``ExecutorStats``), zlib-compressed (statistics repeat
 themselves: about 15 times smaller).  The master keeps the latest heartbeat per worker slot until its
