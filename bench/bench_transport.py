@@ -33,7 +33,7 @@ def run(tuples, batch):
         received[0] += len(task_tuples)
         return True
 
-    listening = reactor.listenTCP(0, TupleServerFactory({1: receive}), interface=LOOPBACK)
+    listening = reactor.listenTCP(0, TupleServerFactory({1: receive}, clock=reactor), interface=LOOPBACK)
     client = TupleClient(reactor, LOOPBACK, listening.getHost().port)
     client.start()
     spin_until(reactor, lambda: client.writable, what="the connection")
