@@ -30,6 +30,12 @@ COUNTED = re.compile(r"counted \[([\d,]+)\] words")
 BOUND_SECS = 600  # every wait below stops by itself
 
 
+def default_sigint():
+    """Ctrl-C's own action in dev, which the bench stops with SIGINT (a shell's background
+    job would otherwise hand it SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(argv, cwd, env):
     subprocess.run(argv, cwd=cwd, env=env, check=True, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -86,7 +92,8 @@ def main():
     out_path = os.path.join(work, "dev.out")
     with open(out_path, "wb") as out:
         dev = subprocess.Popen([os.path.join(bin_dir, "pynimbus"), "dev"], cwd=work, env=env,
-                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+                               stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                               preexec_fn=default_sigint)
     try:
         def dev_says(text):
             with open(out_path, errors="replace") as f:

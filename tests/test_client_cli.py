@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from nimbus_process import REPO, NimbusProcess, free_port
+from nimbus_process import REPO, NimbusProcess, _default_sigint, free_port
 from pynimbus_path import child_env
 from sparse_projects import finite_word_count
 from pynimbus.cli import build_parser
@@ -381,7 +381,7 @@ def test_status_shows_the_topology_and_with_watch_shows_it_again_until_ctrl_c(de
     watch = subprocess.Popen(
         [sys.executable, "-m", "pynimbus.cli", "status", submitted, "--watch", "0.2",
          *nimbus(dev)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=child_env())
+        env=child_env(), preexec_fn=_default_sigint)  # Ctrl-C's action, as at a terminal
     try:
         frames = 0
         for line in watch.stdout:  # bounded: the process is killed in finally
@@ -390,7 +390,9 @@ def test_status_shows_the_topology_and_with_watch_shows_it_again_until_ctrl_c(de
                 break
         assert frames == 3
         watch.send_signal(signal.SIGINT)
-        assert watch.wait(30) == 0, watch.stderr.read()
+        # read on while it stops: a full pipe would hold its last write (and its exit's flush)
+        _, err = watch.communicate(timeout=30)
+        assert watch.returncode == 0, err
     finally:
         if watch.poll() is None:
             watch.kill()
