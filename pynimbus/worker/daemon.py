@@ -56,6 +56,7 @@ from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
+from pynimbus.topology_status import one_line
 from pynimbus.worker.clock import millis_clock
 from pynimbus.worker.transfer import TransferFn
 from pynimbus.worker.transport import (
@@ -69,11 +70,6 @@ SYSTEM_EXECUTOR = (-1, -1)  # the worker's own __system executor, in its beats
 EXIT_CODE_SUICIDE = 1  # 2.8.8 Worker's suicide function: exitProcess(1, ...)
 # Seconds a 2.x worker's call to its supervisor or to Nimbus may take (they run every second).
 RPC_TIMEOUT_SECS = 5.0
-
-
-def first_line(text):
-    """The first non-blank line of ``text`` (a traceback's is its message's start)."""
-    return next((line for line in str(text).splitlines() if line.strip()), "")
 
 
 def executor_key(executor):
@@ -561,7 +557,7 @@ class WorkerDaemon(object):
         The log gets the error's first line only: its traceback is logged once already, by
         the component's own logger (pystorm logs what it raises) or by the child's stderr,
         and is kept whole in the error record (``getTopologyInfo``, ``pynimbus status``)."""
-        log.error("component %s: %s", component_id, first_line(text))
+        log.error("component %s: %s", component_id, one_line(str(text)))
         log.debug("component %s: %s", component_id, text)
         d = self.run_blocking(self.cluster_state.report_error, self.storm_id, component_id,
                               supervisor_hostname(self.conf), self.port, text)
