@@ -5,8 +5,14 @@ receiving ``TupleServerFactory``'s callback over loopback TCP, and bytes on the 
 (frame prefix and header included).  Tuples are word-count sized: stream "default", a message
 id of one root, values ``["word<n>", n]``.  Sender and receiver share one process, one reactor
 and one core, so the rate is for both ends together.  When the sender's flag goes up, the
-reactor is turned until it comes down, as an executor would stop calling nextTuple; otherwise it is turned once per 100 tuples
-whatever the frame size, so the figures compare framing, not reactor turns.
+reactor is turned until it comes down, as an executor would stop calling nextTuple; otherwise
+it is turned once per 100 tuples whatever the frame size, so the figures compare framing, not
+reactor turns.
+
+Each frame size runs twice: "bare" (no handshake, the receiver counts every tuple) and
+"checked" (as a worker runs since issue 28: the connection answers the topology's
+challenge first, and the receiver checks each tuple's source task, stream and arity against
+the topology as ``WorkerDaemon._receiver`` does), so the last column is what those cost.
 
     python bench/bench_transport.py [--tuples 100000]
 """
@@ -25,16 +31,41 @@ from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until  #
 from pynimbus.worker.transport import TupleClient, TupleServerFactory  # noqa: E402
 
 
-def run(tuples, batch):
-    reactor = new_reactor()
-    received = [0]
+KEY = b"a topology's transport secret"
+STORM_ID = "bench-1-1"
 
+
+def bare_receiver(received):
     def receive(task_tuples):
         received[0] += len(task_tuples)
         return True
+    return receive
 
-    listening = reactor.listenTCP(0, TupleServerFactory({1: receive}, clock=reactor), interface=LOOPBACK)
-    client = TupleClient(reactor, LOOPBACK, listening.getHost().port)
+
+def checked_receiver(received):
+    """As ``WorkerDaemon._receiver``: each tuple's (source task, stream) must be one the task
+    subscribes to, with the stream's number of fields."""
+    allowed = {2: {"default": 2}}
+    empty = {}
+
+    def receive(task_tuples):
+        for addressed in task_tuples:
+            if allowed.get(addressed.source_task, empty).get(
+                    addressed.stream_id) != len(addressed.values):
+                continue
+            received[0] += 1
+        return True
+    return receive
+
+
+def run(tuples, batch, checked):
+    reactor = new_reactor()
+    received = [0]
+    receive = (checked_receiver if checked else bare_receiver)(received)
+    auth = {"key": KEY, "storm_id": STORM_ID} if checked else {}
+    listening = reactor.listenTCP(0, TupleServerFactory({1: receive}, clock=reactor, **auth),
+                                  interface=LOOPBACK)
+    client = TupleClient(reactor, LOOPBACK, listening.getHost().port, **auth)
     client.start()
     spin_until(reactor, lambda: client.writable, what="the connection")
     start = time.perf_counter()
@@ -60,10 +91,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tuples", type=int, default=100000)
     args = parser.parse_args()
-    print("%-18s %14s %16s %6s" % ("tuples per frame", "tuples/s", "bytes/tuple", "lost"))
+    print("%-18s %14s %14s %16s %6s %10s" % ("tuples per frame", "bare t/s", "checked t/s",
+                                               "bytes/tuple", "lost", "checked/bare"))
     for batch in (1, 10, 100):
-        rate, bytes_per_tuple, lost = run(args.tuples, batch)
-        print("%-18d %14.0f %16.1f %6d" % (batch, rate, bytes_per_tuple, lost))
+        bare, bytes_per_tuple, lost = run(args.tuples, batch, checked=False)
+        checked, _, checked_lost = run(args.tuples, batch, checked=True)
+        print("%-18d %14.0f %14.0f %16.1f %6d %10.2f" % (batch, bare, checked, bytes_per_tuple,
+                                                       lost + checked_lost, checked / bare))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ through the Thrift API, checking cluster state as the Clojure tests do.  Storm's
 simulated clock; here the monitor runs every second and the waits are short and bounded.
 """
 
+import base64
+import gzip
 import json
 import time
 
@@ -20,6 +22,7 @@ from pynimbus.generated.storm.ttypes import (
     NullStruct, RebalanceOptions, ShellComponent, SpoutSpec, StormTopology, StreamInfo,
     SupervisorInfo, TopologyStatus)
 from pynimbus.clojure_port import tasks
+from pynimbus.transport_secret import TRANSPORT_SECRET_KEY
 
 NO_ACKERS = ["topology.acker.executors=0", "topology.eventlogger.executors=0",
              "nimbus.monitor.freq.secs=1"]
@@ -379,3 +382,36 @@ def test_cluster_info_follows_a_supervisors_heartbeats(make_cluster):
     assert (later.num_used_workers, later.version) == (2, "1.2.5")
     cluster.state.backend.delete("/supervisors/sup-6700")
     cluster.wait_for(lambda: summary("sup-6700") is None, "the supervisor's removal")
+
+
+def stored_conf(cluster, storm_id):
+    """The topology's conf blob as a supervisor downloads it."""
+    with RawClient("127.0.0.1", cluster.process.port) as client:
+        session = client.call("beginBlobDownload", key=storm_id + "-stormconf.ser").session
+        chunks = []
+        while True:
+            chunk = client.call("downloadBlobChunk", session=session)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    return json.loads(gzip.decompress(b"".join(chunks)))
+
+
+def test_each_topology_gets_a_transport_secret_no_client_is_shown(make_cluster):
+    """Nimbus stamps a fresh 32-byte secret on every topology's stored conf (a submitted
+    value is replaced), which getTopologyConf and the topology page leave out."""
+    cluster = make_cluster(supervisors=1, ports_per_supervisor=2)
+    cluster.submit("a", {TRANSPORT_SECRET_KEY: "chosen by the submitter"},
+                   topology({"1": spout(1)}))
+    cluster.submit("b", {}, topology({"1": spout(1)}))
+    secrets = []
+    for name in ("a", "b"):
+        storm_id = cluster.storm_id(name)
+        assert TRANSPORT_SECRET_KEY not in json.loads(cluster.call("getTopologyConf",
+                                                                   id=storm_id))
+        page = cluster.call("getTopologyPageInfo", id=storm_id, window=":all-time",
+                            is_include_sys=False)
+        assert TRANSPORT_SECRET_KEY not in json.loads(page.topology_conf)
+        secrets.append(stored_conf(cluster, storm_id)[TRANSPORT_SECRET_KEY])
+    assert [len(base64.b64decode(secret)) for secret in secrets] == [32, 32]
+    assert secrets[0] != secrets[1]

@@ -17,6 +17,7 @@ from twisted.internet import task
 from twisted.internet.testing import StringTransport
 
 from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until
+from pynimbus.worker import wire_auth
 from pynimbus.worker.transport import TupleClient, TupleServerFactory, transport_settings
 from pynimbus.worker.wire import (
     AddressedTuple, FrameDecoder, FrameTooLarge, MalformedFrame, UnencodableValue,
@@ -465,3 +466,111 @@ def test_tuples_for_an_unreachable_worker_are_dropped_once_the_buffer_is_full(re
     assert client.buffered_bytes() <= 1000
     assert client.messages_lost == results.count(False) > 0
     client.close()
+
+
+# -- authentication (pynimbus.worker.wire_auth) ----------------------------------------------
+
+KEY = b"the topology's secret"
+STORM_ID = "wordcount-1-1700000000"
+
+
+def _authenticating_factory(got, clock=None, **kwargs):
+    return TupleServerFactory({1: got.extend}, clock=clock or task.Clock(), key=KEY,
+                              storm_id=STORM_ID, random_bytes=lambda n: b"\x07" * n, **kwargs)
+
+
+def test_a_connection_is_read_only_after_it_answers_the_hello():
+    """The receiver opens with its hello; a peer that answers it proves it knows the key,
+    and its frames, even in the same write as the answer, are delivered."""
+    got = []
+    receiver, transport = _connected_receiver(_authenticating_factory(got))
+    assert transport.value() == wire_auth.hello(b"\x07" * 32)
+    answer = wire_auth.response(KEY, STORM_ID, b"\x07" * 32)
+    receiver.dataReceived(answer[:5])
+    receiver.dataReceived(answer[5:] + _frame_of((1, 2, "s", {}, ["in"])))
+    assert [t.values for t in got] == [["in"]] and not transport.disconnecting
+
+
+@pytest.mark.parametrize("first_bytes", [
+    # a forged tuple without the handshake: its frame is read as a wrong answer
+    _frame_of((1, 2, "s", {}, ["forged"])) + b"\x00" * 32,
+    # the right key for another topology, and another key for this one
+    wire_auth.response(KEY, "other-1-1", b"\x07" * 32),
+    wire_auth.response(b"another key", STORM_ID, b"\x07" * 32),
+    # an answer to another hello (a replayed one)
+    wire_auth.response(KEY, STORM_ID, b"\x08" * 32),
+], ids=["raw frame", "other topology", "other key", "replayed"])
+def test_a_peer_that_cannot_answer_the_hello_is_closed_and_nothing_delivered(first_bytes,
+                                                                              caplog):
+    got = []
+    receiver, transport = _connected_receiver(_authenticating_factory(got))
+    with caplog.at_level(logging.WARNING, logger="pynimbus.worker.transport"):
+        receiver.dataReceived(first_bytes + _frame_of((1, 2, "s", {}, ["after"])))
+    assert got == [] and transport.disconnecting
+    assert "do not prove it knows the transport secret of %s" % STORM_ID in caplog.text
+
+
+def test_a_peer_that_never_answers_the_hello_is_closed_after_the_timeout():
+    clock = task.Clock()
+    receiver, transport = _connected_receiver(
+        _authenticating_factory([], clock=clock, partial_frame_timeout_secs=5))
+    receiver.dataReceived(b"\x00" * 31)
+    clock.advance(4.9)
+    assert not transport.disconnecting
+    clock.advance(0.2)
+    assert transport.disconnecting
+
+
+def test_at_the_cap_a_connection_still_to_authenticate_makes_room():
+    """Peers that connect and say nothing cannot keep a worker's own peers out: at the cap the
+    oldest unauthenticated connection is closed for the new one; authenticated ones stay."""
+    factory = _authenticating_factory([], max_connections=2)
+    trusted, trusted_transport = _connected_receiver(factory)
+    trusted.dataReceived(wire_auth.response(KEY, STORM_ID, b"\x07" * 32))
+    silent, silent_transport = _connected_receiver(factory)
+    assert factory.buildProtocol(None) is not None
+    assert silent_transport.disconnecting and not trusted_transport.disconnecting
+
+
+def test_workers_of_one_topology_authenticate_over_loopback(reactor):
+    """A client with the topology's key and id answers the hello and its tuples arrive; one
+    with another key is closed at each attempt and delivers nothing."""
+    got = []
+    factory, listening = _listen(reactor, {1: got.extend}, key=KEY, storm_id=STORM_ID)
+    trusted = _client(reactor, listening, key=KEY, storm_id=STORM_ID)
+    forger = _client(reactor, listening, key=b"a guess", storm_id=STORM_ID)
+    assert trusted.send(1, 2, "s", {}, ["trusted"]) and forger.send(1, 2, "s", {}, ["forged"])
+    spin_until(reactor, lambda: got, what="the trusted tuple")
+    for _ in range(5):
+        reactor.iterate(0.02)
+    assert [t.values for t in got] == [["trusted"]]
+    assert trusted.messages_sent == 1
+    trusted.close()
+    forger.close()
+    listening.stopListening()
+
+
+def test_a_client_gives_up_on_a_port_that_sends_no_hello_and_retries(reactor):
+    """A port that accepts and stays silent (no worker of this topology) holds no tuple for
+    ever: the client drops the connection after its handshake timeout and reconnects."""
+    factory, listening = _listen(reactor, {1: [].extend})  # no key: sends no hello
+    client = _client(reactor, listening, key=KEY, storm_id=STORM_ID,
+                     handshake_timeout_secs=0.05)
+    client.send(1, 2, "s", {}, ["waits"])
+    spin_until(reactor, lambda: factory.connections, what="a connection")
+    first = next(iter(factory.connections))
+    spin_until(reactor, lambda: first not in factory.connections, what="the client to give up")
+    assert not client.writable and client.buffered_bytes() > 0
+    client.close()
+    listening.stopListening()
+
+
+def test_transport_settings_carry_the_topologys_key_and_id():
+    """The key is the stored conf's secret; switched off by the topology, or absent (a conf
+    stored by a Nimbus that stamps none), there is no handshake."""
+    conf = {"storm.id": STORM_ID, "pynimbus.worker.transport.secret": "c2VjcmV0"}
+    assert (transport_settings(conf)["key"], transport_settings(conf)["storm_id"]) == (
+        b"c2VjcmV0", STORM_ID)
+    assert transport_settings(dict(conf, **{
+        "pynimbus.worker.transport.authentication": False}))["key"] is None
+    assert transport_settings({"storm.id": STORM_ID})["key"] is None

@@ -58,6 +58,7 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.queries import (
     read_stored_inputs, set_resources, status_string, supervisor_summary)
+from pynimbus.transport_secret import without_transport_secret
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +208,8 @@ class PagesHandler:
         if known is None or known[0] is not info.storm_conf:
             known = self._conf_jsons[info.storm_id] = (
                 info.storm_conf,
-                json.dumps(self._resources_view(info)[1], separators=(",", ":")))
+                json.dumps(without_transport_secret(self._resources_view(info)[1]),
+                           separators=(",", ":")))
             self._forget_inactive(self._conf_jsons, lambda storm_id: storm_id)
         return known[1]
 

@@ -34,6 +34,7 @@ from pynimbus.generated.storm.ttypes import (
     NotAliveException, NumErrorsChoice, SupervisorAssignments, SupervisorSummary, TopologyInfo,
     TopologyStatus, TopologySummary)
 from pynimbus.topology_store import read_storm_conf, read_storm_topology
+from pynimbus.transport_secret import without_transport_secret
 
 
 def status_string(status):
@@ -613,7 +614,8 @@ class QueriesHandler:
     def getTopologyConf(self, storm_id):
         return self.run_blocking(
             self._authorized, "getTopologyConf", storm_id,
-            lambda: json.dumps(self._stored_conf(storm_id), separators=(",", ":")))
+            lambda: json.dumps(without_transport_secret(self._stored_conf(storm_id)),
+                               separators=(",", ":")))
 
     def getTopology(self, storm_id):
         return self.run_blocking(self._authorized, "getTopology", storm_id,

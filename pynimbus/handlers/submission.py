@@ -30,6 +30,7 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.jstorm_port import topology_master
+from pynimbus.transport_secret import stamp_transport_secret
 from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
     setup_storm_code
 
@@ -181,6 +182,7 @@ class SubmissionHandler:
             storm_conf, nimbus_conf, principal=self.authorization.principal,
             local_user=self.authorization.user, os_user=self.os_user, compat=compat)
         storm_conf = topology_master.stamp_scheduler(storm_conf, nimbus_conf)
+        storm_conf = stamp_transport_secret(storm_conf)
         total_conf = dict(nimbus_conf)
         total_conf.update(storm_conf)
         if compat == "2.x":

@@ -57,10 +57,11 @@ from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
 from pynimbus.topology_status import one_line
+from pynimbus.transport_secret import AUTHENTICATION_KEY, TRANSPORT_SECRET_KEY
 from pynimbus.worker.clock import millis_clock
 from pynimbus.worker.transfer import TransferFn
 from pynimbus.worker.transport import (
-    TupleClient, TupleServerFactory, receiving_limits, transport_settings)
+    TupleClient, TupleServerFactory, authentication, receiving_limits, transport_settings)
 from pynimbus.worker.topology_master import (
     TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
 
@@ -339,9 +340,16 @@ class WorkerDaemon(object):
 
     def _listen(self):
         settings = transport_settings(self.conf)
+        auth = authentication(self.conf)
+        if auth["key"] is None:
+            log.warning("tuple connections of %s are not authenticated: %s", self.storm_id,
+                        "its conf switches them off (%s: false)" % AUTHENTICATION_KEY
+                        if self.conf.get(AUTHENTICATION_KEY, True) is False else
+                        "its stored conf has no %s (it was submitted to a Nimbus that does "
+                        "not stamp one)" % TRANSPORT_SECRET_KEY)
         self.server = TupleServerFactory({}, max_frame_bytes=settings["max_frame_bytes"],
                                          clock=self.reactor,
-                                         **receiving_limits(self.supervisor_conf))
+                                         **dict(receiving_limits(self.supervisor_conf), **auth))
         self.server.task_to_receiver = {task_id: self._receiver(task_id)
                                         for task_id in self.task_to_executor}
         # the supervisor's setting, never the topology's: where a host's ports are open is

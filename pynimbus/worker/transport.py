@@ -36,6 +36,7 @@ The reactor is passed in; nothing here blocks it.
 
 import collections
 import logging
+import os
 
 import msgpack
 from twisted.internet import protocol
@@ -44,7 +45,11 @@ from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
 from pynimbus.frame_budget import FrameBudget
+from pynimbus.transport_secret import transport_key
 from pynimbus.worker.log_limit import RateLimitedLog
+from pynimbus.worker.wire_auth import (
+    HELLO_BYTES, NONCE_BYTES, RESPONSE_BYTES, HandshakeError, hello, nonce_of, response,
+    response_is_valid)
 from pynimbus.worker.wire import (
     MAX_ARRAY_HEADER_BYTES, FrameDecoder, FrameTooLarge, MalformedFrame, decode_frame,
     encode_message, frame)
@@ -58,16 +63,23 @@ DEFAULT_MAX_CONNECTIONS = 512
 
 
 def transport_settings(conf):
-    """The keyword arguments of ``TupleClient`` and ``TupleServerFactory`` from a topology conf:
-    Storm's ``storm.messaging.netty.*`` keys and ours."""
-    return {
+    """The keyword arguments of ``TupleClient`` from a topology conf: Storm's
+    ``storm.messaging.netty.*`` keys and ours, with the topology's transport key and id
+    (:func:`authentication`)."""
+    return dict(authentication(conf), **{
         "max_frame_bytes": conf.get("pynimbus.worker.transport.max_frame_bytes",
                                     DEFAULT_MAX_FRAME_BYTES),
         "batch_bytes": conf.get("storm.messaging.netty.transfer.batch.size", 262144),
         "max_buffered_bytes": conf.get("storm.messaging.netty.buffer_size", 5242880),
         "min_wait_secs": conf.get("storm.messaging.netty.min_wait_ms", 100) / 1000.0,
         "max_wait_secs": conf.get("storm.messaging.netty.max_wait_ms", 1000) / 1000.0,
-    }
+    })
+
+
+def authentication(conf):
+    """The keyword arguments of ``TupleClient`` and ``TupleServerFactory`` that authenticate
+    a topology's tuple connections: its transport key (None: no handshake) and id."""
+    return {"key": transport_key(conf), "storm_id": conf.get("storm.id", "")}
 
 
 def receiving_limits(supervisor_conf):
@@ -102,25 +114,53 @@ class _TupleReceiverProtocol(protocol.Protocol, TimeoutMixin):
 
     reserved = False
     closing = False
+    authenticated = True
 
     def connectionMade(self):
         send_small_writes_at_once(self.transport)  # 1.2.4 netty Server: child.tcpNoDelay
         self.callLater = self.factory.clock.callLater  # TimeoutMixin's timer, injectable
         self.decoder = FrameDecoder(self.factory.max_frame_bytes)
         self.paused = False
-        self.factory.connections.add(self)
+        self.factory.connections[self] = None
+        if self.factory.key is not None:
+            self.authenticated = False
+            self.nonce = self.factory.random_bytes(NONCE_BYTES)
+            self.answer = bytearray()
+            self.transport.write(hello(self.nonce))
+            self.setTimeout(self.factory.partial_frame_timeout_secs)
 
     def connectionLost(self, reason):
         self.setTimeout(None)
         self._release()
-        self.factory.connections.discard(self)
+        self.factory.connections.pop(self, None)
         self.factory.paused.discard(self)
 
     def dataReceived(self, data):
         if self.closing:
             return
+        if not self.authenticated:
+            data = self._authenticate(data)
+            if data is None:
+                return
         self.decoder.feed(data)
         self._deliver_buffered_frames()
+
+    def _authenticate(self, data):
+        """Take the peer's response from ``data``: the bytes after it (a peer that proved it
+        is a worker of this topology), or None (not all of it yet, or refused)."""
+        needed = RESPONSE_BYTES - len(self.answer)
+        self.answer += data[:needed]
+        if len(self.answer) < RESPONSE_BYTES:
+            return None
+        if not response_is_valid(self.factory.key, self.factory.storm_id, self.nonce,
+                                 self.answer):
+            self.close("its first bytes do not prove it knows the transport secret of %s "
+                       "(pynimbus.worker.transport.secret): it is not one of its workers"
+                       % self.factory.storm_id)
+            return None
+        self.authenticated = True
+        self.setTimeout(None)
+        return data[needed:]
 
     def _deliver_buffered_frames(self):
         try:
@@ -160,6 +200,11 @@ class _TupleReceiverProtocol(protocol.Protocol, TimeoutMixin):
                    % (length, self.factory.budget.max_bytes))
 
     def timeoutConnection(self):
+        if not self.authenticated:
+            self.close("it did not answer the worker's hello within %gs "
+                       "(pynimbus.worker.transport.partial_frame.timeout.secs)"
+                       % self.factory.partial_frame_timeout_secs)
+            return
         self.close("no bytes for %gs in the middle of a frame "
                    "(pynimbus.worker.transport.partial_frame.timeout.secs)"
                    % self.factory.partial_frame_timeout_secs)
@@ -191,6 +236,10 @@ class TupleServerFactory(protocol.ServerFactory):
     ``task_to_receiver`` maps each task this worker runs to a callable taking a list of
     ``AddressedTuple``s (in the order they were sent) and answering whether its queue has room
     for more; False pauses the connection that brought them until ``resume_reading``.
+
+    With a ``key`` (the topology's transport key, :func:`authentication`), a connection is
+    read only once its peer answered the hello (:mod:`pynimbus.worker.wire_auth`) within
+    ``partial_frame_timeout_secs``; a wrong answer closes it with a rate-limited line.
     """
 
     protocol = _TupleReceiverProtocol
@@ -198,7 +247,8 @@ class TupleServerFactory(protocol.ServerFactory):
     def __init__(self, task_to_receiver, max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, clock=None,
                  max_buffered_bytes=DEFAULT_MAX_BUFFERED_BYTES,
                  partial_frame_timeout_secs=DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS,
-                 max_connections=DEFAULT_MAX_CONNECTIONS):
+                 max_connections=DEFAULT_MAX_CONNECTIONS, key=None, storm_id="",
+                 random_bytes=os.urandom):
         if clock is None:
             from twisted.internet import reactor as clock
         self.task_to_receiver = task_to_receiver
@@ -207,15 +257,27 @@ class TupleServerFactory(protocol.ServerFactory):
         self.budget = FrameBudget(max_buffered_bytes)
         self.partial_frame_timeout_secs = partial_frame_timeout_secs
         self.max_connections = max_connections
-        self.connections = set()
+        self.key = key
+        self.storm_id = storm_id
+        self.random_bytes = random_bytes
+        self.connections = {}  # in the order they were opened
         self.paused = set()
         self.unknown_task_tuples = 0
         # what a peer causes is logged at most once per kind per period (RateLimitedLog)
         self.refusals = RateLimitedLog(log, clock)
 
     def buildProtocol(self, addr):
-        """A protocol for a new connection, or None (Twisted closes it) past the cap."""
+        """A protocol for a new connection, or None (Twisted closes it) past the cap.  At the
+        cap the oldest connection still to authenticate makes room, so peers that never
+        answer cannot keep the topology's own workers out."""
         if len(self.connections) >= self.max_connections:
+            waiting = next((c for c in self.connections if not c.authenticated), None)
+            if waiting is not None:
+                waiting.close("it had not authenticated when %s connected at the cap of %d "
+                              "(pynimbus.worker.transport.max_connections)"
+                              % (addr, self.max_connections))
+                self.connections.pop(waiting, None)
+                return super().buildProtocol(addr)
             self.refusals.warning("connection cap", "refusing the tuple connection from %s: "
                                   "%d are open (pynimbus.worker.transport.max_connections)",
                                   addr, len(self.connections))
@@ -251,20 +313,64 @@ class TupleServerFactory(protocol.ServerFactory):
 
 @implementer(IPushProducer)
 class _TupleSenderProtocol(protocol.Protocol):
-    """The connection to a remote worker; the transport pauses it when its buffer is full."""
+    """The connection to a remote worker; the transport pauses it when its buffer is full.
+    With a key, tuples go only after the receiver's hello is answered."""
+
+    hello = None  # the hello's bytes so far, while waiting for it
+    hello_timer = None
 
     def connectionMade(self):
         send_small_writes_at_once(self.transport)  # 1.2.4 netty Client: tcpNoDelay
-        self.transport.registerProducer(self, True)
         self.factory.resetDelay()
+        client = self.factory.client
+        if client.key is None:
+            self._ready()
+            return
+        self.hello = bytearray()
+        self.hello_timer = client.reactor.callLater(client.handshake_timeout_secs,
+                                                    self._no_hello)
+
+    def _ready(self):
+        self.transport.registerProducer(self, True)
         self.factory.client.connected(self)
 
     def connectionLost(self, reason):
+        self._cancel_hello_timer()
         self.factory.client.disconnected(self)
 
     def dataReceived(self, data):
-        # A receiving worker never writes; whatever comes is ignored.
-        pass
+        # Past the hello a receiving worker never writes; whatever comes is ignored.
+        if self.hello is None:
+            return
+        self.hello += data
+        if len(self.hello) < HELLO_BYTES:
+            return
+        client = self.factory.client
+        try:
+            nonce = nonce_of(self.hello[:HELLO_BYTES])
+        except HandshakeError as e:
+            self._give_up(str(e))
+            return
+        self._cancel_hello_timer()
+        self.hello = None
+        self.transport.write(response(client.key, client.storm_id, nonce))
+        self._ready()
+
+    def _no_hello(self):
+        self.hello_timer = None
+        self._give_up("no hello within %gs" % self.factory.client.handshake_timeout_secs)
+
+    def _give_up(self, why):
+        client = self.factory.client
+        client.refusals.warning("handshake", "the tuple connection to %s:%d failed: %s; "
+                                "retrying", client.host, client.port, why)
+        self._cancel_hello_timer()
+        self.transport.abortConnection()
+
+    def _cancel_hello_timer(self):
+        if self.hello_timer is not None and self.hello_timer.active():
+            self.hello_timer.cancel()
+        self.hello_timer = None
 
     def pauseProducing(self):
         self.factory.client.writable = False
@@ -288,12 +394,15 @@ class TupleClient:
     ``send`` answers True when the tuple was taken, False when it was dropped because the send
     buffer is full; ``backpressure`` tells whether the buffer is full, and ``on_backpressure``
     (if given) is called with the new value when it changes.  Call ``start`` to connect and
-    ``close`` to stop.
+    ``close`` to stop.  With a ``key``, each connection first answers the receiver's hello
+    for ``storm_id`` (:mod:`pynimbus.worker.wire_auth`); one with no hello within
+    ``handshake_timeout_secs`` is dropped and retried.
     """
 
     def __init__(self, reactor, host, port, max_buffered_bytes=5242880, batch_bytes=262144,
                  max_frame_bytes=DEFAULT_MAX_FRAME_BYTES, min_wait_secs=0.1, max_wait_secs=1.0,
-                 on_backpressure=None):
+                 on_backpressure=None, key=None, storm_id="",
+                 handshake_timeout_secs=DEFAULT_PARTIAL_FRAME_TIMEOUT_SECS):
         if max_frame_bytes < batch_bytes + MAX_ARRAY_HEADER_BYTES:
             raise ValueError("max_frame_bytes (%d) must exceed batch_bytes (%d)"
                              % (max_frame_bytes, batch_bytes))
@@ -304,6 +413,10 @@ class TupleClient:
         self.batch_bytes = batch_bytes
         self.max_frame_bytes = max_frame_bytes
         self.on_backpressure = on_backpressure
+        self.key = key
+        self.storm_id = storm_id
+        self.handshake_timeout_secs = handshake_timeout_secs
+        self.refusals = RateLimitedLog(log, reactor)
         self.backpressure = False
         self.writable = False
         self.messages_sent = 0
