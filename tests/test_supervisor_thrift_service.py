@@ -17,11 +17,15 @@ from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until
 from pynimbus.client import SupervisorClient
 from pynimbus.config import ConfigError
 from pynimbus.generated.storm.ttypes import (
-    Assignment, ExecutorInfo, NodeInfo, NotAliveException, SupervisorAssignments,
-    SupervisorWorkerHeartbeat)
+    Assignment, AuthorizationException, ExecutorInfo, NodeInfo, NotAliveException,
+    SupervisorAssignments, SupervisorWorkerHeartbeat)
 from pynimbus.supervisor import code
 from pynimbus.supervisor.thrift_service import (
-    SupervisorService, check_authorizer_conf, supervisor_server_factory)
+    SupervisorAuthorization, SupervisorService, supervisor_server_factory)
+from pynimbus.topology_store import to_compressed_json_conf
+
+AUTHORIZERS = "org.apache.storm.security.auth.authorizer."
+SUPERVISOR_ACL = AUTHORIZERS + "SupervisorSimpleACLAuthorizer"
 
 
 def assignment(node="sup-a", port=6700):
@@ -64,10 +68,12 @@ def result_of(d):
     return value
 
 
-def install_conf(conf, storm_id):
+def install_conf(conf, storm_id, topology_conf=None):
     root = code.supervisor_stormdist_root(conf, storm_id)
     os.makedirs(root)
-    open(code.supervisor_stormconf_path(root), "wb").close()
+    with open(code.supervisor_stormconf_path(root), "wb") as f:
+        if topology_conf is not None:
+            f.write(to_compressed_json_conf(topology_conf))
 
 
 def test_pushed_assignments_are_taken(supervisor):
@@ -127,17 +133,100 @@ def test_a_worker_heartbeat_of_a_topology_not_here_is_not_alive(supervisor, stor
 
 
 @pytest.mark.parametrize("conf, named", [
-    ({"supervisor.authorizer": "org.apache.storm.security.auth.authorizer.DenyAuthorizer"},
-     "supervisor.authorizer"),
-    ({"nimbus.authorizer": "org.apache.storm.security.auth.authorizer.SimpleACLAuthorizer"},
+    ({"supervisor.authorizer": AUTHORIZERS + "SimpleACLAuthorizer"},
+     "supervisor.authorizer 'org.apache.storm.security.auth.authorizer.SimpleACLAuthorizer' "
+     "is not an authorizer pynimbus's supervisor has"),
+    ({"supervisor.authorizer": "com.example.Mine"}, "'com.example.Mine'"),
+    ({"nimbus.authorizer": AUTHORIZERS + "SimpleACLAuthorizer"},
      "supervisor.authorizer is not set")])
 def test_an_authorizer_this_supervisor_cannot_honour_stops_its_start(conf, named):
-    """``supervisor.authorizer`` (not supported yet), or nimbus's without it (2.8.8's
-    IllegalStateException): a ConfigError that says so."""
+    """An authorizer class pynimbus's supervisor does not have, or nimbus's without one
+    (2.8.8's IllegalStateException): a ConfigError that says so."""
     with pytest.raises(ConfigError) as e:
-        check_authorizer_conf(conf)
+        SupervisorAuthorization.from_conf(conf)
     assert named in str(e.value)
-    check_authorizer_conf({"supervisor.authorizer": None, "nimbus.authorizer": None})
+    assert not SupervisorAuthorization.from_conf(
+        {"supervisor.authorizer": None, "nimbus.authorizer": None}).enabled
+
+
+def authorized_service(supervisor, principal, **conf):
+    conf = dict({"supervisor.authorizer": SUPERVISOR_ACL, "nimbus.daemon.users": ["nimbus"],
+                 "nimbus.admins": ["root-admin"]}, **conf)
+    if principal is not None:
+        conf["debug.simple.transport.user"] = principal
+    return SupervisorService(supervisor, SupervisorAuthorization.from_conf(
+        conf, groups_of=lambda user: frozenset()))
+
+
+def push(service, storm_assignment):
+    return service.sendSupervisorAssignments(
+        SupervisorAssignments(storm_assignment=storm_assignment))
+
+
+def test_supervisor_acl_lets_nimbus_only_push_assignments(supervisor):
+    """SupervisorSimpleACLAuthorizer: a Nimbus user (nimbus.daemon.users) may push, and may
+    not make its workers' calls."""
+    install_conf(supervisor.conf, "wc-1-1", {"topology.users": ["alice"]})
+    service = authorized_service(supervisor, "nimbus")
+    pushed = {"wc-1-1": assignment(port=6701)}
+    push(service, pushed)
+    assert supervisor.taken == [pushed]
+    with pytest.raises(AuthorizationException) as e:
+        result_of(service.getLocalAssignmentForStorm("wc-1-1"))
+    assert e.value.msg == "getLocalAssignmentForStorm on topology wc-1-1 is not authorized"
+    with pytest.raises(AuthorizationException):
+        result_of(service.sendSupervisorWorkerHeartbeat(
+            SupervisorWorkerHeartbeat("wc-1-1", [ExecutorInfo(1, 1)], 10)))
+
+
+def test_supervisor_acl_lets_a_topologys_users_make_its_workers_calls_only(supervisor):
+    """A user of the topology (its stored topology.users) reads its assignment and sends
+    heartbeats, and cannot push: the local copy stays as it was."""
+    install_conf(supervisor.conf, "wc-1-1", {"topology.users": ["alice"]})
+    service = authorized_service(supervisor, "alice")
+    assert result_of(service.getLocalAssignmentForStorm("wc-1-1")) == assignment()
+    assert result_of(service.sendSupervisorWorkerHeartbeat(
+        SupervisorWorkerHeartbeat("wc-1-1", [ExecutorInfo(1, 1)], 10))) is None
+    before = dict(supervisor.local_assignments)
+    with pytest.raises(AuthorizationException) as e:
+        push(service, {})
+    assert e.value.msg == "sendSupervisorAssignments is not authorized"
+    assert supervisor.taken == [] and supervisor.local_assignments == before
+    # another user, or a topology whose conf is not here yet, is refused
+    with pytest.raises(AuthorizationException):
+        result_of(authorized_service(supervisor, "mallory").getLocalAssignmentForStorm(
+            "wc-1-1"))
+    supervisor.local_assignments["other-2-2"] = assignment()
+    with pytest.raises(AuthorizationException):
+        result_of(service.getLocalAssignmentForStorm("other-2-2"))
+
+
+def test_supervisor_acl_admins_may_do_anything(supervisor):
+    install_conf(supervisor.conf, "wc-1-1", {})
+    service = authorized_service(supervisor, "root-admin")
+    push(service, {"wc-1-1": assignment()})
+    assert result_of(service.getLocalAssignmentForStorm("wc-1-1")) == assignment()
+
+
+def test_supervisor_acl_without_a_principal_is_an_internal_error(supervisor):
+    """SimpleTransportPlugin without debug.simple.transport.user has no principal: Storm's
+    NullPointerException, here an INTERNAL_ERROR that names the setting."""
+    with pytest.raises(TApplicationException) as e:
+        push(authorized_service(supervisor, None), {})
+    assert e.value.type == TApplicationException.INTERNAL_ERROR
+    assert "debug.simple.transport.user" in e.value.message
+    assert supervisor.taken == []
+
+
+def test_deny_authorizer_refuses_every_call(supervisor):
+    install_conf(supervisor.conf, "wc-1-1", {})
+    service = SupervisorService(supervisor, SupervisorAuthorization.from_conf(
+        {"supervisor.authorizer": AUTHORIZERS + "DenyAuthorizer"}))
+    with pytest.raises(AuthorizationException):
+        push(service, {})
+    with pytest.raises(AuthorizationException):
+        result_of(service.getLocalAssignmentForStorm("wc-1-1"))
+    assert supervisor.taken == []
 
 
 @pytest.fixture
@@ -179,6 +268,25 @@ def test_over_the_wire_a_refused_push_then_a_good_one(served, supervisor):
     assert call(served, "getLocalAssignmentForStorm", "other-2-2") == pushed["other-2-2"]
     with pytest.raises(NotAliveException):
         call(served, "getLocalAssignmentForStorm", "wc-1-1")
+
+
+def test_over_the_wire_a_push_the_authorizer_denies_is_an_authorization_exception(supervisor):
+    """The denial reaches the client as the IDL's AuthorizationException, and the worker's
+    call of a topology user is answered."""
+    install_conf(supervisor.conf, "wc-1-1", {"topology.users": ["alice"]})
+    reactor = new_reactor()
+    try:
+        factory = supervisor_server_factory(authorized_service(supervisor, "alice"),
+                                            supervisor.conf, reactor)
+        listening = reactor.listenTCP(0, factory, interface=LOOPBACK)
+        served = (reactor, listening.getHost().port)
+        with pytest.raises(AuthorizationException) as e:
+            call(served, "sendSupervisorAssignments", SupervisorAssignments(storm_assignment={}))
+        assert e.value.msg == "sendSupervisorAssignments is not authorized"
+        assert call(served, "getLocalAssignmentForStorm", "wc-1-1") == assignment()
+    finally:
+        close_reactor(reactor)
+    assert supervisor.taken == []
 
 
 def test_a_frame_over_supervisor_thrift_max_buffer_size_closes_the_connection(served,

@@ -5,8 +5,10 @@ configured ``nimbus.authorizer`` and its verdict.
 Ports of nimbus.clj ``check-authorization!`` (1.2.4) and ``Nimbus.checkAuthorization`` (2.8.8),
 of ``mk-authorization-handler`` (an unknown class name fails start-up) and of the three
 authorizers whose rules need no Kerberos: ``NoopAuthorizer`` (allows all), ``DenyAuthorizer``
-(denies all) and ``SimpleACLAuthorizer`` (1.2.4's and 2.8.8's rule sets).  With no
-``nimbus.authorizer`` configured every call is allowed, as in Storm.
+(denies all) and ``SimpleACLAuthorizer`` (1.2.4's and 2.8.8's rule sets); and of the 2.x
+supervisor's ``supervisor.authorizer`` with 2.8.8's ``SupervisorSimpleACLAuthorizer`` (Nimbus
+users may only push assignments, a topology's users only its workers' calls).  With no
+authorizer configured every call is allowed, as in Storm.
 
 Who is asking: pynimbus speaks only Storm's ``SimpleTransportPlugin``, whose request principal
 is ``debug.simple.transport.user`` when that is set in nimbus's conf, and null otherwise.
@@ -304,3 +306,91 @@ def permit(authorizer, operation, topology_conf, acl=None, principal=None, user=
         return False
     return simple_acl_permit(acl, principal, user, user_groups, operation, topology_conf,
                              compat)
+
+
+# -- the 2.x supervisor's authorizer (supervisor.authorizer) --------------------------------
+
+SUPERVISOR_SIMPLE_ACL_AUTHORIZER = _PACKAGE + "SupervisorSimpleACLAuthorizer"
+KNOWN_SUPERVISOR_AUTHORIZERS = (NOOP_AUTHORIZER, DENY_AUTHORIZER,
+                                SUPERVISOR_SIMPLE_ACL_AUTHORIZER)
+
+# SupervisorSimpleACLAuthorizer's command sets (2.8.8)
+SUPERVISOR_TOPO_COMMANDS = frozenset(["getLocalAssignmentForStorm",
+                                      "sendSupervisorWorkerHeartbeat"])
+SUPERVISOR_NIMBUS_COMMANDS = frozenset(["sendSupervisorAssignments"])
+
+SupervisorAcl = collections.namedtuple("SupervisorAcl", "admins admins_groups nimbus")
+SupervisorAcl.__doc__ = "What SupervisorSimpleACLAuthorizer's ``prepare`` reads."
+
+
+def resolve_supervisor_authorizer(class_name):
+    """Port of 2.8.8 ``Supervisor``'s ``mkAuthorizationHandler(supervisor.authorizer)`` look-up:
+    None means no authorizer.
+
+    :raises UnknownAuthorizerError: for any name but the three ported supervisor authorizers.
+    """
+    if class_name is None:
+        return None
+    if class_name not in KNOWN_SUPERVISOR_AUTHORIZERS:
+        raise UnknownAuthorizerError(
+            "supervisor.authorizer %r is not an authorizer pynimbus's supervisor has; use one "
+            "of %s, or leave it unset to allow every call"
+            % (class_name, ", ".join(KNOWN_SUPERVISOR_AUTHORIZERS)))
+    return class_name
+
+
+def prepare_supervisor_simple_acl(conf):
+    """Port of ``SupervisorSimpleACLAuthorizer.prepare``: the admins, their groups and the
+    Nimbus users (``nimbus.daemon.users``, else ``nimbus.supervisor.users``, else none).
+    Returns ``(acl, warning)``: ``warning`` is the line Storm logs about the Nimbus users, or
+    None."""
+    warning = None
+    if "nimbus.daemon.users" in conf:
+        nimbus = get_strings(conf["nimbus.daemon.users"])
+    elif "nimbus.supervisor.users" in conf:
+        nimbus = get_strings(conf["nimbus.supervisor.users"])
+        warning = "nimbus.daemon.users is not set falling back to using nimbus.supervisor.users."
+    else:
+        nimbus = []
+        warning = ("Could not find nimbus.daemon.users things might now work correctly... (no "
+                   "caller is Nimbus: sendSupervisorAssignments is allowed to admins only)")
+    return SupervisorAcl(admins=frozenset(get_strings(conf.get("nimbus.admins"))),
+                         admins_groups=frozenset(get_strings(conf.get("nimbus.admins.groups"))),
+                         nimbus=frozenset(nimbus)), warning
+
+
+def supervisor_simple_acl_permit(acl, principal, user, user_groups, operation, topology_conf):
+    """Port of ``SupervisorSimpleACLAuthorizer.permit`` (2.8.8): admins may do anything, the
+    Nimbus users only push assignments, a topology's users (``topology.users`` /
+    ``topology.groups``) its workers' calls.
+
+    :raises NoPrincipalError: when ``principal`` is None (Storm: NullPointerException).
+    """
+    if principal is None:
+        raise NoPrincipalError(
+            "SupervisorSimpleACLAuthorizer cannot decide %s: the request has no principal "
+            "(pynimbus serves SimpleTransportPlugin, whose principal is %s; set it in the "
+            "supervisor's conf)" % (operation, SIMPLE_TRANSPORT_USER))
+    if principal in acl.admins or user in acl.admins or _groups_allowed(user_groups,
+                                                                        acl.admins_groups):
+        return True
+    if principal in acl.nimbus or user in acl.nimbus:
+        return operation in SUPERVISOR_NIMBUS_COMMANDS
+    if operation in SUPERVISOR_TOPO_COMMANDS and topology_conf is not None:
+        return _topo_permission(principal, user, user_groups, topology_conf,
+                                "topology.users", "topology.groups")
+    return False
+
+
+def supervisor_permit(authorizer, operation, topology_conf, acl=None, principal=None,
+                      user=None, user_groups=()):
+    """The configured ``supervisor.authorizer``'s ``permit``: True to allow.
+
+    :raises NoPrincipalError: SupervisorSimpleACLAuthorizer without a principal.
+    """
+    if authorizer is None or authorizer == NOOP_AUTHORIZER:
+        return True
+    if authorizer == DENY_AUTHORIZER:
+        return False
+    return supervisor_simple_acl_permit(acl, principal, user, user_groups, operation,
+                                        topology_conf)

@@ -30,10 +30,11 @@ from pynimbus.clojure_port.authorization import get_strings, merged_conf
 from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import (
     Credentials, DebugOptions, LogConfig, NotAliveException, ProfileAction, TopologyHistoryInfo)
-from pynimbus.handlers.authorization import ALLOW_ALL, unix_groups
+from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.handlers.pages import executor_host_port
 from pynimbus.topology_store import read_storm_conf, read_storm_topology
+from pynimbus.user_groups import unix_groups
 
 log = logging.getLogger(__name__)
 

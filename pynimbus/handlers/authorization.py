@@ -19,9 +19,7 @@ SimpleACLAuthorizer) are looked up once at start-up, not every 120 s; the princi
 (``debug.simple.transport.user``) never changes while nimbus runs.
 """
 
-import grp
 import logging
-import pwd
 
 from pynimbus.clojure_port import authorization as port_auth
 from pynimbus.config import ConfigError
@@ -29,25 +27,9 @@ from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import AuthorizationException
 from pynimbus.handlers import declared_exceptions
 from pynimbus.topology_store import read_storm_conf
+from pynimbus.user_groups import unix_groups
 
 log = logging.getLogger(__name__)
-
-
-def unix_groups(user):
-    """Port of ``ShellBasedGroupsMapping.getGroups`` (``id -gn user; id -Gn user``): the
-    user's primary and supplementary group names; empty for an unknown user.  Blocking."""
-    if not user:
-        return frozenset()
-    try:
-        entry = pwd.getpwnam(user)
-    except (KeyError, ValueError):  # ValueError: a name with NUL is nobody's
-        return frozenset()
-    groups = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
-    try:
-        groups.add(grp.getgrgid(entry.pw_gid).gr_name)
-    except KeyError:
-        pass
-    return frozenset(groups)
 
 
 def _declares_authorization_exception(method):

@@ -288,9 +288,9 @@ class SupervisorDaemon:
         :raises ConfigError: an authorizer setting this supervisor cannot honour.
         :raises CannotListenError: the port is taken (2.8.8 fails its start there too).
         """
-        thrift_service.check_authorizer_conf(self.conf)
+        authorization = thrift_service.SupervisorAuthorization.from_conf(self.conf)
         self.server_factory = thrift_service.supervisor_server_factory(
-            thrift_service.SupervisorService(self), self.conf, self.reactor)
+            thrift_service.SupervisorService(self, authorization), self.conf, self.reactor)
         self.listening = self.reactor.listenTCP(
             int(self.conf["supervisor.thrift.port"]), self.server_factory,
             interface=self.conf.get("pynimbus.thrift.bind.address") or "")
