@@ -6,9 +6,10 @@ import pytest
 from twisted.internet import task
 
 from pynimbus.worker import executor, stats
+from pynimbus.worker.spout_pending import ACK, SpoutCallback
 from pynimbus.worker.groupings import FieldsGrouper
 from pynimbus.worker.message_id import UNANCHORED, MessageId
-from pynimbus.worker.multilang.shell_msg import Ack, Sync
+from pynimbus.worker.multilang.shell_msg import Ack, Emit, Sync
 
 
 def context(clock, compat="1.x"):
@@ -94,44 +95,96 @@ def shell_context(clock, throttled=lambda: False, room_again=lambda: None, **con
     return executor.WorkerContext(**fields)
 
 
+def active_spout(clock, throttled=lambda: False, **conf):
+    spout = executor.ShellSpoutExecutor(
+        shell_context(clock, throttled=throttled, **conf), "spout", [1], {}, {},
+        stats.ExecutorStatsCollector("spout", clock.seconds), command=None, on_child_died=None)
+    spout.processes = {1: FakeProcess()}
+    spout.active = True
+    spout.children_ready()
+    return spout
+
+
+NEXTS = ["next"] * executor.PIPELINED_NEXTS
+EMIT = Emit("default", ["w"], (), None, False, None)
+
+
 def test_a_throttled_spout_waits_and_asks_again():
     """While ``throttled()`` says so, no ``next`` is sent; it is asked for again a moment
     later, once the throttle is off."""
     clock = task.Clock()
     throttle = [True]
-    spout = executor.ShellSpoutExecutor(
-        shell_context(clock, throttled=lambda: throttle[0]), "spout", [1], {}, {},
-        stats.ExecutorStatsCollector("spout", clock.seconds), command=None, on_child_died=None)
-    spout.processes = {1: FakeProcess()}
-    spout.active = True
-    spout.children_ready()
+    spout = active_spout(clock, throttled=lambda: throttle[0])
     spout.on_action(1, Sync())  # the activate exchange ends
     clock.advance(0)
     assert spout.processes[1].written == ["activate"]
     throttle[0] = False
     clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
-    assert spout.processes[1].written == ["activate", "next"]
+    assert spout.processes[1].written == ["activate"] + NEXTS
 
 
 def test_a_spout_waits_only_after_a_next_that_emitted_nothing():
-    """Storm's spout wait strategy counts only empty ``nextTuple`` calls: after an exchange
-    that was no ``next`` (activate here; ack and fail alike) the spout is asked again at
-    once, after a ``next`` that emitted nothing only a moment later."""
+    """Storm's spout wait strategy counts only empty ``nextTuple`` calls: after the activate
+    exchange (ack and fail alike) and after a ``next`` that emitted, the spout is asked again
+    at once (no reactor turn); after one that emitted nothing, only a moment later."""
     clock = task.Clock()
-    spout = executor.ShellSpoutExecutor(
-        shell_context(clock), "spout", [1], {}, {},
-        stats.ExecutorStatsCollector("spout", clock.seconds), command=None, on_child_died=None)
-    spout.processes = {1: FakeProcess()}
-    spout.active = True
-    spout.children_ready()
+    spout = active_spout(clock)
+    written = spout.processes[1].written
     spout.on_action(1, Sync())  # the activate exchange ends
+    assert written == ["activate"] + NEXTS
+    spout.on_action(1, EMIT)
+    spout.on_action(1, Sync())  # the first next emitted: another in its place
+    assert written == ["activate"] + NEXTS + ["next"]
+    for _ in range(executor.PIPELINED_NEXTS):  # the others emit nothing
+        spout.on_action(1, Sync())
     clock.advance(0)
-    assert spout.processes[1].written == ["activate", "next"]
-    spout.on_action(1, Sync())  # the next ends without an emit
-    clock.advance(0)
-    assert spout.processes[1].written == ["activate", "next"]
+    assert written == ["activate"] + NEXTS + ["next"]
     clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
-    assert spout.processes[1].written == ["activate", "next", "next"]
+    assert written == ["activate"] + NEXTS + ["next"] + NEXTS
+
+
+def test_nexts_under_way_count_toward_max_spout_pending():
+    """With ``topology.max.spout.pending`` 3 and no tree pending, three nexts go at once;
+    another only when one of them ends."""
+    clock = task.Clock()
+    spout = active_spout(clock, **{"topology.max.spout.pending": 3})
+    spout.on_action(1, Sync())
+    assert spout.processes[1].written == ["activate"] + ["next"] * 3
+    spout.on_action(1, EMIT)
+    spout.on_action(1, Sync())
+    assert spout.processes[1].written == ["activate"] + ["next"] * 4
+
+
+def test_acks_are_written_behind_the_exchanges_under_way():
+    """Acks go to the child while a next waits for its sync (the child answers in order),
+    and a next goes behind them once the first one ends."""
+    clock = task.Clock()
+    spout = active_spout(clock, **{"topology.max.spout.pending": 1})
+    written = spout.processes[1].written
+    spout.on_action(1, Sync())
+    assert written == ["activate", "next"]
+    spout._call_back([SpoutCallback(ACK, 1, m, "default", None, None) for m in ("a", "b")])
+    assert written == ["activate", "next", "ack", "ack"]
+    spout.on_action(1, EMIT)  # the next's emit
+    spout.on_action(1, Sync())  # the next ends: another behind the acks
+    assert written == ["activate", "next", "ack", "ack", "next"]
+    spout.on_action(1, Sync())
+    spout.on_action(1, Sync())
+    assert written == ["activate", "next", "ack", "ack", "next"]
+
+
+def test_spout_exchanges_past_the_pipeline_wait_in_order():
+    clock = task.Clock()
+    spout = active_spout(clock, **{"topology.max.spout.pending": 1})
+    spout.on_action(1, Sync())
+    written = spout.processes[1].written
+    depth = executor.PIPELINED_SPOUT_EXCHANGES
+    spout._call_back([SpoutCallback(ACK, 1, m, "default", None, None)
+                      for m in range(depth + 2)])
+    assert written.count("ack") == depth - 1  # the next under way is one of the depth
+    spout.on_action(1, Sync())
+    assert written.count("ack") == depth
+    assert list(spout._queued[1]) == [("ack", depth), ("ack", depth + 1)]
 
 
 def test_a_full_shell_bolt_has_no_room_until_an_ack():

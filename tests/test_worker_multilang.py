@@ -408,6 +408,36 @@ def test_pystorm_spout_answers_next_with_emit_and_sync(children, serializer):
     assert child.actions == [Emit("default", ["word1"], (), None, False, "id1"), Sync()]
 
 
+@pytest.mark.parametrize("serializer", [JsonSerializer, MsgpackSerializer])
+def test_pystorm_spout_answers_exchanges_written_together_in_order(children, serializer):
+    """A pystorm spout given a next and two acks at once answers with the next's emit and
+    three syncs; a child answering the last of several exchanges late is still timed out."""
+    child = children("word_spout.py", serializer=serializer, kind=SPOUT)
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_spout_msg("next")
+    child.shell.write_spout_msg("ack", "id0")
+    child.shell.write_spout_msg("next")
+    child.wait_for_actions(5)
+    assert child.actions == [Emit("default", ["word1"], (), None, False, "id1"), Sync(),
+                             Sync(), Emit("default", ["word2"], (), None, False, "id2"),
+                             Sync()]
+
+
+def test_a_spout_times_out_while_any_exchange_waits_for_its_sync(children):
+    """Two exchanges written at once, the child answers neither: the silence counts from the
+    first until the subprocess timeout."""
+    child = children("silent_child.py", kind=SPOUT, timeout_secs=3)
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_spout_msg("ack", "a")
+    child.shell._dispatch(Sync())  # as if the first were answered: one still waits
+    child.shell.write_spout_msg("ack", "b")
+    child.shell.write_spout_msg("ack", "c")
+    child.shell._dispatch(Sync())
+    for _ in range(4):
+        child.clock.advance(1)
+    assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
+
+
 def test_a_child_that_exits_is_reported(children):
     child = children("failing_bolt.py")
     _run_until(lambda: child.handshake, "the handshake")
@@ -554,3 +584,24 @@ def test_storm_py_spout_syncs_after_each_command_and_emits_with_its_id(children,
     assert child.actions[3] == Sync()
     with open(acked) as f:
         assert f.read() == "0\n"
+
+
+
+def test_storm_py_spout_answers_exchanges_written_together_in_order(children, storm_py_dir,
+                                                                     tmp_path):
+    """The executor writes ack exchanges behind the one under way without waiting for each
+    sync: Storm's storm.py spout, waiting for the task ids of its emit, queues them, then
+    answers each with its own sync in order; every ack reaches the spout's ``ack``."""
+    acked = str(tmp_path / "acked.txt")
+    child = children(str(storm_py_dir / "wc_storm_py_sentence_spout.py"), kind=SPOUT,
+                     env={"WORDCOUNT_ACKED": acked})
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_spout_msg("next")
+    child.wait_for_actions(1)
+    for message_id in (5, 6, 7):
+        child.shell.write_spout_msg("ack", message_id)
+    child.shell.write_task_ids([2])
+    child.wait_for_actions(5)
+    assert child.actions[1:] == [Sync()] * 4
+    with open(acked) as f:
+        assert f.read() == "5\n6\n7\n"

@@ -45,9 +45,12 @@ cdef class ShellBoltExecutor(ShellExecutor):
 
 cdef class ShellSpoutExecutor(ShellExecutor):
     cdef public SpoutPending pending
-    cdef public object active, ready, _waiting, _asked_in_vain, _queued, _next_call
+    cdef public object active, ready, _in_flight, _queued, _nexts, _rest_until, _next_call
+    cdef public Py_ssize_t _nexts_total
     cpdef _call_back(self, callbacks)
     cpdef _exchange(self, task_id, command, message_id=*)
+    cpdef _start_exchange(self, task_id, command, message_id)
+    cpdef _end_exchange(self, task_id)
     cpdef _schedule_next(self, delay)
     cpdef _next_tuples(self)
     cpdef _sync(self, task_id)

@@ -41,6 +41,13 @@ DEFAULT_RECEIVE_BUFFER_SIZE = 1024  # 1.2.4 defaults.yaml
 # ShellSpout under Storm's default spout wait strategy: after a nextTuple that emitted
 # nothing, wait a millisecond before asking again.
 SPOUT_IDLE_WAIT_SECS = 0.001
+# Exchanges written to a spout's child before their syncs come back (more acks and fails wait
+# in the executor), and how many of them may be nexts.
+PIPELINED_SPOUT_EXCHANGES = 64
+PIPELINED_NEXTS = 8
+# what each exchange under way is: an ack, fail, activate or deactivate; a next that has
+# emitted nothing so far; a next that emitted
+OTHER_EXCHANGE, NEXT_EMPTY, NEXT_EMITTED = 0, 1, 2
 
 WorkerContext = collections.namedtuple(
     "WorkerContext",
@@ -443,9 +450,20 @@ class ShellSpoutExecutor(ShellExecutor):
     """A ``ShellComponent`` spout: executor.clj's spout loop with ``ShellSpout``'s exchanges.
 
     ``nextTuple`` is asked for while the spout is active, no exchange is waiting for its
-    ``sync`` and fewer than ``topology.max.spout.pending`` trees are pending; acks, fails and
-    timeouts from the acker go to the child as ``ack``/``fail`` exchanges, queued behind the
-    current one.
+    ``sync`` and fewer than ``topology.max.spout.pending`` trees are pending, at once when
+    the previous exchange ends (a millisecond later after a ``next`` that emitted nothing);
+    acks, fails and timeouts from the acker go to the child as ``ack``/``fail`` exchanges.
+
+    Deliberate difference: ``ShellSpout`` writes an exchange only after the previous one's
+    sync, so each ack and each ``nextTuple`` costs the spout a round trip with its child, and
+    the child waits while the worker attends to other executors.  Here exchanges are written
+    without waiting (up to ``PIPELINED_SPOUT_EXCHANGES``, of them ``PIPELINED_NEXTS``
+    ``next`` exchanges) and the child answers each with its sync, in order, as multilang
+    children read commands (pystorm and Storm's ``storm.py`` queue those that arrive while
+    they wait for task ids).  A ``next`` is written only while the trees pending plus the
+    nexts under way are fewer than ``topology.max.spout.pending``, so the bound holds as in Storm
+    (a ``nextTuple`` that emits several trees passes it as in Storm); after a ``next`` that
+    emitted nothing, no other is written until the wait strategy's millisecond is over.
     """
 
     kind = SPOUT
@@ -460,11 +478,15 @@ class ShellSpoutExecutor(ShellExecutor):
             ctx.has_ackers, ctx.generate_id)
         self.active = False
         self.ready = False
-        self._waiting = {task_id: False for task_id in self.task_ids}
-        # per task: did the exchange under way ask for a tuple and get none (the only case
-        # Storm's spout wait strategy waits after; an ack or fail exchange never counts)
-        self._asked_in_vain = {task_id: False for task_id in self.task_ids}
+        # per task, what each exchange written and not yet synced is (OTHER_EXCHANGE,
+        # NEXT_EMPTY, NEXT_EMITTED), oldest first: only a next that emitted nothing makes
+        # Storm's spout wait strategy wait
+        self._in_flight = {task_id: collections.deque() for task_id in self.task_ids}
         self._queued = {task_id: collections.deque() for task_id in self.task_ids}
+        self._nexts = {task_id: 0 for task_id in self.task_ids}  # nexts under way, per task
+        self._nexts_total = 0
+        # per task, when the wait after a next that emitted nothing is over (0: no wait)
+        self._rest_until = {task_id: 0.0 for task_id in self.task_ids}
         self._next_call = None
 
     def set_active(self, active):
@@ -488,9 +510,8 @@ class ShellSpoutExecutor(ShellExecutor):
             self._exchange(task_id, "activate" if self.active else "deactivate")
 
     def receive_values(self, source_task, stream, values, task_id):
-        """A tick or the acker's word on a tree: the spout's ``ack``/``fail`` exchanges,
-        queued behind an exchange under way (so a spout is never called inside its own
-        call)."""
+        """A tick or the acker's word on a tree: the spout's ``ack``/``fail`` exchanges
+        (never inside the spout's own call: the child reads them after it)."""
         try:
             callbacks = self.pending.execute(task_id, stream, values, self.context.now_ms())
         except ValueError as e:
@@ -511,28 +532,74 @@ class ShellSpoutExecutor(ShellExecutor):
             self._exchange(callback.task_id, command, callback.message_id)
 
     def _exchange(self, task_id, command, message_id=""):
-        if self._waiting[task_id]:
-            self._queued[task_id].append((command, message_id))
+        """Write an ack, fail, activate or deactivate exchange now if the pipeline has room,
+        else queue it (a ``next`` is only written by :meth:`_ask_next`)."""
+        queued = self._queued[task_id]
+        if queued or len(self._in_flight[task_id]) >= PIPELINED_SPOUT_EXCHANGES:
+            queued.append((command, message_id))
             return
-        self._waiting[task_id] = True
-        self._asked_in_vain[task_id] = command == "next"
+        self._start_exchange(task_id, command, message_id)
+
+    def _start_exchange(self, task_id, command, message_id):
+        if command == "next":
+            self._in_flight[task_id].append(NEXT_EMPTY)
+            self._nexts[task_id] += 1
+            self._nexts_total += 1
+        else:
+            self._in_flight[task_id].append(OTHER_EXCHANGE)
         self.processes[task_id].write_spout_msg(command, message_id)
+
+    def _end_exchange(self, task_id):
+        """The oldest exchange under way ends (its sync came): what it was, or None when
+        none was under way."""
+        in_flight = self._in_flight[task_id]
+        if not in_flight:
+            return None
+        kind = in_flight.popleft()
+        if kind != OTHER_EXCHANGE:
+            self._nexts[task_id] -= 1
+            self._nexts_total -= 1
+        return kind
 
     def _schedule_next(self, delay):
         if self._next_call is None and self.ready:
             self._next_call = self.context.reactor.callLater(delay, self._next_tuples)
 
     def _next_tuples(self):
-        """executor.clj's spout loop, one turn: ``nextTuple`` on every idle task."""
+        """executor.clj's spout loop, one turn: ``nextTuple`` on every task that may be
+        asked (the wait after an empty one is over)."""
         self._next_call = None
-        if not self.active or self.pending.reached_max_spout_pending():
-            return
+        for task_id in self.task_ids:
+            if not self._ask_next(task_id):
+                return
+
+    def _room_for_a_next(self):
+        """Below ``topology.max.spout.pending``, the nexts under way counted."""
+        most = self.pending.max_spout_pending
+        return most is None or self.pending.pending_count() + self._nexts_total < most
+
+    def _ask_next(self, task_id):
+        """Write nexts to ``task_id`` while the loop would call ``nextTuple`` and the pipeline
+        has room; False when no task may be asked (inactive, at max spout pending, or
+        throttled: then asked again a moment later)."""
+        if not self.active:
+            return False
         if self.context.throttled():
             self._schedule_next(SPOUT_IDLE_WAIT_SECS)
-            return
-        for task_id in self.task_ids:
-            if not self._waiting[task_id]:
-                self._exchange(task_id, "next")
+            return False
+        if self._rest_until[task_id]:
+            wait = self._rest_until[task_id] - self.context.reactor.seconds()
+            if wait > 0:
+                self._schedule_next(wait)
+                return True
+            self._rest_until[task_id] = 0.0
+        in_flight = self._in_flight[task_id]
+        while (not self._queued[task_id] and self._nexts[task_id] < PIPELINED_NEXTS
+               and len(in_flight) < PIPELINED_SPOUT_EXCHANGES):
+            if not self._room_for_a_next():
+                return False
+            self._start_exchange(task_id, "next", "")
+        return True
 
     def on_action(self, task_id, action):
         try:
@@ -546,12 +613,17 @@ class ShellSpoutExecutor(ShellExecutor):
             self._protocol_error(task_id, e)
 
     def _sync(self, task_id):
-        self._waiting[task_id] = False
+        kind = self._end_exchange(task_id)
+        if kind is None:
+            return  # a sync no exchange asked for: nothing ends
         queued = self._queued[task_id]
-        if queued:
-            self._exchange(task_id, *queued.popleft())
-        else:
-            self._schedule_next(SPOUT_IDLE_WAIT_SECS if self._asked_in_vain[task_id] else 0)
+        while queued and len(self._in_flight[task_id]) < PIPELINED_SPOUT_EXCHANGES:
+            self._start_exchange(task_id, *queued.popleft())
+        if kind == NEXT_EMPTY and not self._rest_until[task_id]:
+            # the wait strategy's pause, then asked again
+            self._rest_until[task_id] = self.context.reactor.seconds() + SPOUT_IDLE_WAIT_SECS
+        if self.ready:
+            self._ask_next(task_id)
 
     def _emit(self, task_id, emit):
         reply = (self.processes[task_id].write_task_ids if needs_task_ids_reply(emit)
@@ -566,7 +638,9 @@ class ShellSpoutExecutor(ShellExecutor):
         any) before the spout hears of a tree already complete; returns the out tasks.
 
         :raises GroupingError: the stream's grouping does not allow this emit."""
-        self._asked_in_vain[task_id] = False
+        in_flight = self._in_flight.get(task_id)
+        if in_flight and in_flight[0] == NEXT_EMPTY:  # the child answers in order: the
+            in_flight[0] = NEXT_EMITTED                 # emit is of the oldest exchange
         start_ms = self.context.now_ms() if self.stats.sample() else None
         targets = self.out_tasks(task_id, stream, values, direct_task)
         send = self.pending.send_spout_msg(task_id, stream, message_id, targets, start_ms)

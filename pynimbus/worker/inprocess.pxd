@@ -37,5 +37,6 @@ cdef class InProcessSpoutExecutor(ShellSpoutExecutor):
     cdef public object component_class, _command, _next_emitted
     cdef public bint _in_batch
     cpdef _exchange(self, task_id, command, message_id=*)
+    cpdef _start_exchange(self, task_id, command, message_id)
     cpdef _sync(self, task_id)
     cpdef _next_tuples(self)

@@ -49,7 +49,7 @@ import traceback
 from twisted.internet import defer
 
 from pynimbus.worker.executor import (
-    SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
+    NEXT_EMPTY, SPOUT_IDLE_WAIT_SECS, ShellBoltExecutor, ShellSpoutExecutor)
 from pynimbus.worker.groupings import GroupingError
 from pynimbus.worker.message_id import MessageId, bolt_emit_message_ids
 from pynimbus.worker.multilang.shell_msg import (
@@ -758,21 +758,28 @@ class InProcessSpoutExecutor(ShellSpoutExecutor):
         return launch_in_process(self)
 
     def _exchange(self, task_id, command, message_id=""):
-        if not self._waiting[task_id]:
-            self._command[task_id] = command
+        """One exchange, never inside another (in process the spout's call is under way
+        until its sync): one asked for meanwhile, an ack from a local acker say, waits."""
+        if self._in_flight[task_id] or self._queued[task_id]:
+            self._queued[task_id].append((command, message_id))
+            return
+        self._start_exchange(task_id, command, message_id)
+
+    def _start_exchange(self, task_id, command, message_id):
+        self._command[task_id] = command
         # the base's, named: a compiled cpdef method has no super()
-        ShellSpoutExecutor._exchange(self, task_id, command, message_id)
+        ShellSpoutExecutor._start_exchange(self, task_id, command, message_id)
 
     def _sync(self, task_id):
         """The end of an exchange, which in process comes before ``_exchange`` returns:
-        whether a ``next`` emitted is kept for :meth:`_next_tuples` (a later exchange resets
-        ``_asked_in_vain``), which alone paces the spout."""
+        whether a ``next`` emitted is kept for :meth:`_next_tuples`, which alone paces the
+        spout."""
+        asked_in_vain = self._end_exchange(task_id) == NEXT_EMPTY
         if self._command[task_id] == "next":
-            self._next_emitted[task_id] = not self._asked_in_vain[task_id]
-        self._waiting[task_id] = False
+            self._next_emitted[task_id] = not asked_in_vain
         queued = self._queued[task_id]
         if queued:
-            self._exchange(task_id, *queued.popleft())
+            self._start_exchange(task_id, *queued.popleft())
         elif not self._in_batch:
             self._schedule_next(0)
 
@@ -791,7 +798,7 @@ class InProcessSpoutExecutor(ShellSpoutExecutor):
                     return
                 emitted = False
                 for task_id in self.task_ids:
-                    if not self._waiting[task_id]:
+                    if not self._in_flight[task_id]:
                         self._next_emitted[task_id] = False
                         self._exchange(task_id, "next")
                         emitted = emitted or self._next_emitted[task_id]

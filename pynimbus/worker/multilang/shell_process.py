@@ -92,7 +92,7 @@ class ShellProcess(protocol.ProcessProtocol):
         self._stderr_tail = b""
         self._setup = None
         self._last_heartbeat = clock.seconds()
-        self._waiting = False
+        self._awaiting_syncs = 0  # spout exchanges written and not yet answered
         self._heartbeat_timer = None
         self._handshake_timer = None
         self._dead = False
@@ -140,9 +140,11 @@ class ShellProcess(protocol.ProcessProtocol):
 
     def write_spout_msg(self, command, message_id=""):
         """``writeSpoutMsg``: start a spout exchange, which ends when the child sends sync
-        (``markWaitingSubprocess`` restarts the silence count)."""
-        self._last_heartbeat = self._clock.seconds()
-        self._waiting = True
+        (``markWaitingSubprocess`` restarts the silence count).  Several may be under way:
+        the child answers each with its own sync, in order."""
+        if not self._awaiting_syncs:
+            self._last_heartbeat = self._clock.seconds()
+        self._awaiting_syncs += 1
         self._write(spout_msg(command, message_id))
         self._flush()
 
@@ -236,8 +238,8 @@ class ShellProcess(protocol.ProcessProtocol):
             return
         if action is None:
             return
-        if isinstance(action, Sync):
-            self._waiting = False
+        if isinstance(action, Sync) and self._awaiting_syncs:
+            self._awaiting_syncs -= 1
         self._on_action(action)
 
     def _log_stderr(self, data):
@@ -249,7 +251,7 @@ class ShellProcess(protocol.ProcessProtocol):
     def _check_heartbeat(self):
         """``BoltHeartbeatTimerTask``/``SpoutHeartbeatTimerTask``."""
         silent_for = self._clock.seconds() - self._last_heartbeat
-        counts = self._kind == BOLT or self._waiting
+        counts = self._kind == BOLT or self._awaiting_syncs
         if counts and silent_for > self._timeout_secs:
             self._die_and_kill("%s subprocess heartbeat timeout" % self._process_info())
         elif self._kind == BOLT:
