@@ -503,6 +503,19 @@ def test_bytes_of_an_unfinished_message_keep_a_bolt_alive(children):
     assert len(child.deaths) == 1 and "subprocess heartbeat timeout" in child.deaths[0]
 
 
+@pytest.mark.parametrize("serializer", [JsonSerializer, MsgpackSerializer])
+def test_a_50_mb_tuple_from_a_child_is_delivered(children, serializer):
+    """A 50 MB emit arrives in pipe reads of at most 64 KiB; the JSON reader, linear in the
+    bytes fed (it re-split the whole unfinished line on each read, quadratic, before issue
+    28), reads it as msgpack's does, well within the wait."""
+    child = children("big_emit_bolt.py", serializer=serializer)
+    _run_until(lambda: child.handshake, "the handshake")
+    child.shell.write_bolt_msg("9", "sizes", "default", 3, [50 * 1000 * 1000])
+    child.wait_for_actions(1)
+    [emit] = child.actions[:1]
+    assert emit.anchors == ("9",) and len(emit.values[0]) == 50 * 1000 * 1000
+
+
 def test_a_spout_times_out_only_while_waiting_for_sync(children):
     child = children("silent_child.py", kind=SPOUT, timeout_secs=3)
     _run_until(lambda: child.handshake, "the handshake")
