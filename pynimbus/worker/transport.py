@@ -20,6 +20,11 @@ the encoding are ours (see ``wire``).  Both sides hold bounded memory and push b
   is called) so the executor can stop calling nextTuple; it goes down at half full.  A tuple
   sent while the buffer is full is dropped, counted in ``messages_lost``, and ``send`` answers
   False: Storm's at-least-once replay recovers it, as Storm relies on.
+* **Authenticating** (with the topology's transport key, :func:`authentication`): the
+  receiving worker opens each connection with a hello and reads frames only after the
+  sender's answer proves it holds the topology's secret (:mod:`pynimbus.worker.wire_auth`);
+  one that cannot answer, or does not in time, is closed with a rate-limited line, and at the
+  connection cap the oldest connection still to authenticate makes room for a new one.
 * **Reconnecting**: a lost or refused connection is retried for ever (until ``close``) after
   an exponential delay from ``storm.messaging.netty.min_wait_ms`` to ``max_wait_ms`` with
   jitter, as 1.2.4 ``Client`` (whose ``reconnectingAllowed`` ignores ``max_retries``).
