@@ -105,7 +105,6 @@ def active_spout(clock, throttled=lambda: False, **conf):
     return spout
 
 
-NEXTS = ["next"] * executor.PIPELINED_NEXTS
 EMIT = Emit("default", ["w"], (), None, False, None)
 
 
@@ -120,39 +119,59 @@ def test_a_throttled_spout_waits_and_asks_again():
     assert spout.processes[1].written == ["activate"]
     throttle[0] = False
     clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
-    assert spout.processes[1].written == ["activate"] + NEXTS
+    assert spout.processes[1].written == ["activate", "next"]
+
+
+def test_nexts_under_way_double_with_each_that_emitted_up_to_the_pipeline():
+    """One next at first; each that emits doubles how many may be under way, up to
+    PIPELINED_NEXTS."""
+    clock = task.Clock()
+    spout = active_spout(clock)
+    spout.on_action(1, Sync())  # the activate exchange ends: a next at once
+    under_way = []
+    for _ in range(8):
+        under_way.append(spout._nexts[1])
+        spout.on_action(1, EMIT)
+        spout.on_action(1, Sync())
+    assert under_way == [1, 2, 4, 8, 16, 32, 32, 32]
+    assert executor.PIPELINED_NEXTS == 32
 
 
 def test_a_spout_waits_only_after_a_next_that_emitted_nothing():
     """Storm's spout wait strategy counts only empty ``nextTuple`` calls: after the activate
-    exchange (ack and fail alike) and after a ``next`` that emitted, the spout is asked again
-    at once (no reactor turn); after one that emitted nothing, only a moment later."""
+    exchange (ack and fail alike) and after a next that emitted, the spout is asked again
+    at once (no reactor turn); after one that emitted nothing, once, a moment later (an idle
+    spout is asked once per wait, as in Storm)."""
     clock = task.Clock()
     spout = active_spout(clock)
     written = spout.processes[1].written
     spout.on_action(1, Sync())  # the activate exchange ends
-    assert written == ["activate"] + NEXTS
+    assert written == ["activate", "next"]
     spout.on_action(1, EMIT)
-    spout.on_action(1, Sync())  # the first next emitted: another in its place
-    assert written == ["activate"] + NEXTS + ["next"]
-    for _ in range(executor.PIPELINED_NEXTS):  # the others emit nothing
-        spout.on_action(1, Sync())
+    spout.on_action(1, Sync())  # it emitted: two in its place
+    assert written == ["activate"] + ["next"] * 3
+    spout.on_action(1, Sync())  # one emitted nothing: no more until the wait is over
+    spout.on_action(1, Sync())
     clock.advance(0)
-    assert written == ["activate"] + NEXTS + ["next"]
-    clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
-    assert written == ["activate"] + NEXTS + ["next"] + NEXTS
+    assert written == ["activate"] + ["next"] * 3
+    for _ in range(3):
+        clock.advance(executor.SPOUT_IDLE_WAIT_SECS)
+        assert written[-1] == "next"
+        spout.on_action(1, Sync())  # nothing again
+    assert written == ["activate"] + ["next"] * 6
 
 
 def test_nexts_under_way_count_toward_max_spout_pending():
-    """With ``topology.max.spout.pending`` 3 and no tree pending, three nexts go at once;
-    another only when one of them ends."""
+    """With ``topology.max.spout.pending`` 3 and no tree pending, at most three nexts are
+    under way however many emitted."""
     clock = task.Clock()
     spout = active_spout(clock, **{"topology.max.spout.pending": 3})
     spout.on_action(1, Sync())
-    assert spout.processes[1].written == ["activate"] + ["next"] * 3
-    spout.on_action(1, EMIT)
-    spout.on_action(1, Sync())
-    assert spout.processes[1].written == ["activate"] + ["next"] * 4
+    for _ in range(6):
+        spout.on_action(1, EMIT)
+        spout.on_action(1, Sync())
+        assert spout._nexts[1] <= 3
+    assert spout._nexts[1] == 3
 
 
 def test_acks_are_written_behind_the_exchanges_under_way():

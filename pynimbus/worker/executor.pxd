@@ -45,7 +45,7 @@ cdef class ShellBoltExecutor(ShellExecutor):
 
 cdef class ShellSpoutExecutor(ShellExecutor):
     cdef public SpoutPending pending
-    cdef public object active, ready, _in_flight, _queued, _nexts, _rest_until, _next_call
+    cdef public object active, ready, _in_flight, _queued, _nexts, _next_window, _rest_until, _next_call
     cdef public Py_ssize_t _nexts_total
     cpdef _call_back(self, callbacks)
     cpdef _exchange(self, task_id, command, message_id=*)

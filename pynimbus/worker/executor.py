@@ -44,7 +44,7 @@ SPOUT_IDLE_WAIT_SECS = 0.001
 # Exchanges written to a spout's child before their syncs come back (more acks and fails wait
 # in the executor), and how many of them may be nexts.
 PIPELINED_SPOUT_EXCHANGES = 64
-PIPELINED_NEXTS = 8
+PIPELINED_NEXTS = 32
 # what each exchange under way is: an ack, fail, activate or deactivate; a next that has
 # emitted nothing so far; a next that emitted
 OTHER_EXCHANGE, NEXT_EMPTY, NEXT_EMITTED = 0, 1, 2
@@ -458,12 +458,14 @@ class ShellSpoutExecutor(ShellExecutor):
     sync, so each ack and each ``nextTuple`` costs the spout a round trip with its child, and
     the child waits while the worker attends to other executors.  Here exchanges are written
     without waiting (up to ``PIPELINED_SPOUT_EXCHANGES``, of them ``PIPELINED_NEXTS``
-    ``next`` exchanges) and the child answers each with its sync, in order, as multilang
-    children read commands (pystorm and Storm's ``storm.py`` queue those that arrive while
-    they wait for task ids).  A ``next`` is written only while the trees pending plus the
-    nexts under way are fewer than ``topology.max.spout.pending``, so the bound holds as in Storm
-    (a ``nextTuple`` that emits several trees passes it as in Storm); after a ``next`` that
-    emitted nothing, no other is written until the wait strategy's millisecond is over.
+    nexts: a window that doubles with each next that emitted and is one again after one that
+    did not) and the child answers each with its sync, in order, as multilang children read
+    commands (pystorm and Storm's ``storm.py`` queue those that arrive while they wait for
+    task ids).  A next is written only while the trees pending plus the nexts under way are
+    fewer than ``topology.max.spout.pending``, so the bound holds as in Storm (a
+    ``nextTuple`` that emits several trees passes it as in Storm); after a next that emitted
+    nothing, no other is written until the wait strategy's millisecond is over, so an idle
+    spout is asked once per wait, as in Storm.
     """
 
     kind = SPOUT
@@ -484,6 +486,10 @@ class ShellSpoutExecutor(ShellExecutor):
         self._in_flight = {task_id: collections.deque() for task_id in self.task_ids}
         self._queued = {task_id: collections.deque() for task_id in self.task_ids}
         self._nexts = {task_id: 0 for task_id in self.task_ids}  # nexts under way, per task
+        # per task, how many nexts may be under way: doubled by each next that emitted, up
+        # to PIPELINED_NEXTS, and back to one by a next that emitted nothing (so an idle
+        # spout is asked once per wait, as Storm asks it)
+        self._next_window = {task_id: 1 for task_id in self.task_ids}
         self._nexts_total = 0
         # per task, when the wait after a next that emitted nothing is over (0: no wait)
         self._rest_until = {task_id: 0.0 for task_id in self.task_ids}
@@ -594,7 +600,7 @@ class ShellSpoutExecutor(ShellExecutor):
                 return True
             self._rest_until[task_id] = 0.0
         in_flight = self._in_flight[task_id]
-        while (not self._queued[task_id] and self._nexts[task_id] < PIPELINED_NEXTS
+        while (not self._queued[task_id] and self._nexts[task_id] < self._next_window[task_id]
                and len(in_flight) < PIPELINED_SPOUT_EXCHANGES):
             if not self._room_for_a_next():
                 return False
@@ -619,9 +625,13 @@ class ShellSpoutExecutor(ShellExecutor):
         queued = self._queued[task_id]
         while queued and len(self._in_flight[task_id]) < PIPELINED_SPOUT_EXCHANGES:
             self._start_exchange(task_id, *queued.popleft())
-        if kind == NEXT_EMPTY and not self._rest_until[task_id]:
-            # the wait strategy's pause, then asked again
-            self._rest_until[task_id] = self.context.reactor.seconds() + SPOUT_IDLE_WAIT_SECS
+        if kind == NEXT_EMITTED:
+            self._next_window[task_id] = min(2 * self._next_window[task_id], PIPELINED_NEXTS)
+        elif kind == NEXT_EMPTY:
+            self._next_window[task_id] = 1
+            if not self._rest_until[task_id]:  # the wait strategy's pause, then asked again
+                self._rest_until[task_id] = (self.context.reactor.seconds()
+                                             + SPOUT_IDLE_WAIT_SECS)
         if self.ready:
             self._ask_next(task_id)
 
