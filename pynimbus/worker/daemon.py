@@ -368,6 +368,7 @@ class WorkerDaemon(object):
         allowed = inbound_streams(self.system_topology, self.task_to_component,
                                   self.task_to_component.get(task_id, SYSTEM_COMPONENT_ID))
         refusals = self.server.refusals
+        streams_of = allowed.get
 
         def refuse(addressed):
             self.refused_tuples += 1
@@ -382,7 +383,7 @@ class WorkerDaemon(object):
 
             def receive_at_once(addressed_tuples):
                 for addressed in addressed_tuples:
-                    if allowed.get(addressed.source_task, empty).get(
+                    if streams_of(addressed.source_task, empty).get(
                             addressed.stream_id) != len(addressed.values):
                         refuse(addressed)
                         continue
@@ -394,7 +395,7 @@ class WorkerDaemon(object):
 
         def receive(addressed_tuples):
             for addressed in addressed_tuples:
-                if allowed.get(addressed.source_task, empty).get(
+                if streams_of(addressed.source_task, empty).get(
                         addressed.stream_id) != len(addressed.values):
                     refuse(addressed)
                     continue
