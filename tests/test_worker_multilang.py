@@ -580,9 +580,7 @@ def test_storm_py_spout_syncs_after_each_command_and_emits_with_its_id(children,
     message id that waits for its task ids, then sync; ack reaches the spout's ``ack`` with
     that id, then sync."""
     acked = str(tmp_path / "acked.txt")
-    child = children(str(storm_py_dir / "wc_storm_py_sentence_spout.py"), kind=SPOUT,
-                     env={"WORDCOUNT_ACKED": acked})
-    _run_until(lambda: child.handshake, "the handshake")
+    child = storm_py_spout(children, storm_py_dir, acked)
     child.shell.write_spout_msg("activate")
     child.wait_for_actions(1)
     assert child.actions == [Sync()]
@@ -599,6 +597,13 @@ def test_storm_py_spout_syncs_after_each_command_and_emits_with_its_id(children,
         assert f.read() == "0\n"
 
 
+def storm_py_spout(children, storm_py_dir, acked):
+    """Storm's storm.py word count spout, handshaken, appending acked ids to ``acked``."""
+    child = children(str(storm_py_dir / "wc_storm_py_sentence_spout.py"), kind=SPOUT,
+                     env={"WORDCOUNT_ACKED": acked})
+    _run_until(lambda: child.handshake, "the handshake")
+    return child
+
 
 def test_storm_py_spout_answers_exchanges_written_together_in_order(children, storm_py_dir,
                                                                      tmp_path):
@@ -606,9 +611,7 @@ def test_storm_py_spout_answers_exchanges_written_together_in_order(children, st
     sync: Storm's storm.py spout, waiting for the task ids of its emit, queues them, then
     answers each with its own sync in order; every ack reaches the spout's ``ack``."""
     acked = str(tmp_path / "acked.txt")
-    child = children(str(storm_py_dir / "wc_storm_py_sentence_spout.py"), kind=SPOUT,
-                     env={"WORDCOUNT_ACKED": acked})
-    _run_until(lambda: child.handshake, "the handshake")
+    child = storm_py_spout(children, storm_py_dir, acked)
     child.shell.write_spout_msg("next")
     child.wait_for_actions(1)
     for message_id in (5, 6, 7):
