@@ -439,3 +439,16 @@ def test_a_worker_that_never_beats_is_replaced_after_the_start_timeout(
     clock.advance(conf["supervisor.worker.shutdown.sleep.secs"])
     wait_until(lambda: not any(process_alive(pid) for pid in pids), what="the stuck worker's end")
     assert worker_id not in worker_dirs.worker_ids(conf) and len(supervisors.launches) == 2
+
+
+def test_worker_dirs_that_are_gone_or_not_directories_list_nothing(tmp_path):
+    """A worker's directories are removed while others read them: a pids or workers path
+    that is missing, or is no directory, lists no pid and no worker (never raises)."""
+    conf = {"storm.local.dir": str(tmp_path)}
+    assert worker_dirs.worker_ids(conf) == []
+    worker_id = "f34691e5-10e3-4328-978e-890380b08972"
+    os.makedirs(worker_dirs.worker_root(conf, worker_id))
+    assert worker_dirs.worker_ids(conf) == [worker_id]
+    assert worker_dirs.worker_pids(conf, worker_id) == []
+    open(worker_dirs.worker_pids_root(conf, worker_id), "w").close()
+    assert worker_dirs.worker_pids(conf, worker_id) == []

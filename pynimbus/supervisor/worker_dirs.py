@@ -102,10 +102,7 @@ def setup_worker_dirs(conf, worker_id, storm_id, port, stormroot):
 
 def worker_ids(conf):
     """The worker ids found under ``workers/`` (strays that are no worker id aside)."""
-    root = worker_root(conf)
-    if not os.path.isdir(root):
-        return []
-    return sorted(name for name in os.listdir(root) if is_worker_id(name))
+    return sorted(name for name in _names_in(worker_root(conf)) if is_worker_id(name))
 
 
 def read_worker_heartbeat(conf, worker_id):
@@ -128,10 +125,17 @@ def read_worker_heartbeats(conf):
 
 def worker_pids(conf, worker_id):
     """The pids named in the worker's ``pids`` directory (names that are no pid ignored)."""
-    root = worker_pids_root(conf, worker_id)
-    if not os.path.isdir(root):
+    names = _names_in(worker_pids_root(conf, worker_id))
+    return sorted(int(name) for name in names if name.isdigit() and int(name) > 0)
+
+
+def _names_in(directory):
+    """The names in ``directory``; none when it is not there (or went away while read: a
+    worker's directories are removed while others look at them)."""
+    try:
+        return os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(int(name) for name in os.listdir(root) if name.isdigit() and int(name) > 0)
 
 
 def touch_worker_pid(conf, worker_id, pid):
