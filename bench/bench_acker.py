@@ -65,8 +65,11 @@ def run_acker(compat, order):
     execute = acker.execute
     done = 0
     start = time.perf_counter()
+    def zero_ms():
+        return 0
+
     for stream_id, values in order:
-        if execute(stream_id, values, 0):
+        if execute(stream_id, values, zero_ms):
             done += 1
     seconds = time.perf_counter() - start
     assert done == TREES and acker.pending_count() == 0, "bench is wrong"
@@ -89,13 +92,16 @@ def run_round_trip(tuples, trees):
     out_tasks = list(range(10, 10 + tuples))
     start = time.perf_counter()
     acked = 0
+    def one_ms():
+        return 1
+
     for n in range(trees):
         sent = spout.send_spout_msg(SPOUT_TASK, "default", n, out_tasks, start_time_ms=0)
         messages = list(sent.acker_emits)
         for message_id in sent.message_ids:
             messages.extend(bolt_ack(TupleIds(message_id)))
         for message in messages:
-            for answer in acker.execute(message.stream, message.values, 1):
+            for answer in acker.execute(message.stream, message.values, one_ms):
                 acked += len(spout.execute(answer.task, answer.stream, answer.values, 1))
     seconds = time.perf_counter() - start
     assert acked == trees, "bench is wrong"

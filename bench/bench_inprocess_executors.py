@@ -363,7 +363,7 @@ def pure_parts_inline(sentences, workdir, name):
                 targets = to_split(1, values)
                 send = pending.send_spout_msg(1, "default", tup_id, targets, now_ms())
                 for init in send.acker_emits:
-                    acker.execute(init.stream, init.values, now_ms())
+                    acker.execute(init.stream, init.values, now_ms)
                 for target, message_id in zip(targets, send.message_ids):
                     queue.append((target, TupleImpl(1, "sentences", "default", values,
                                                     message_id)))

@@ -175,14 +175,15 @@ def test_tree_acked_in_any_order_completes_exactly_once(compat):
         orders.append(order)
     for order in orders:
         acker = Acker(compat)
-        outputs = [acker.execute(m.stream, m.values, 5000 + i) for i, m in enumerate(order)]
+        outputs = [acker.execute(m.stream, m.values, lambda i=i: 5000 + i)
+                   for i, m in enumerate(order)]
         assert all(out == () for out in outputs[:-1]), order
         (done,) = outputs[-1]
         assert (done.stream, done.task, done.values[0]) == (ACKS, SPOUT_TASK, IDS[0])
         assert acker.pending_count() == 0
     spout, messages = run_tree(id_source())
     acker = Acker(compat)
-    outputs = [out for m in messages for out in acker.execute(m.stream, m.values, 1500)]
+    outputs = [out for m in messages for out in acker.execute(m.stream, m.values, lambda: 1500)]
     (done,) = outputs
     assert spout.execute(SPOUT_TASK, done.stream, done.values, 1600) == (
         SpoutCallback(ACK, SPOUT_TASK, "msg-1", "default", 0, None),)
@@ -201,9 +202,9 @@ def test_ack_is_execute_of_an_ack_tuple(compat):
         rng.shuffle(order)
         by_execute, by_ack = Acker(compat), Acker(compat)
         for i, m in enumerate(order):
-            expected = by_execute.execute(m.stream, m.values, 100 + i)
+            expected = by_execute.execute(m.stream, m.values, lambda i=i: 100 + i)
             got = (by_ack.ack(m.values[0], m.values[1], lambda: 100 + i) if m.stream == ACKS
-                   else by_ack.execute(m.stream, m.values, 100 + i))
+                   else by_ack.execute(m.stream, m.values, lambda i=i: 100 + i))
             assert got == expected, order
             assert by_ack.pending_count() == by_execute.pending_count()
     with pytest.raises(TypeError):
@@ -216,8 +217,8 @@ def test_acker_reports_ms_since_ack_init_and_the_spout_counts_it_only_when_sampl
     spout = SpoutPending(None, True, id_source())
     sent = spout.send_spout_msg(SPOUT_TASK, "s", "m", [10])
     acker = Acker()
-    acker.execute(INIT, sent.acker_emits[0].values, 1000)
-    (done,) = acker.execute(ACKS, [IDS[0], IDS[1]], 1250)
+    acker.execute(INIT, sent.acker_emits[0].values, lambda: 1000)
+    (done,) = acker.execute(ACKS, [IDS[0], IDS[1]], lambda: 1250)
     assert done == Emit(ACKS, [IDS[0], 250], SPOUT_TASK)
     assert spout.execute(SPOUT_TASK, ACKS, done.values, 1300) == (
         SpoutCallback(ACK, SPOUT_TASK, "m", "s", None, None),)
@@ -232,13 +233,14 @@ def test_a_fail_anywhere_fails_the_tree_once(failing):
     for i, received in enumerate(tuples):
         messages.extend(bolt_fail(received) if i == failing else bolt_ack(received))
     acker = Acker()
-    outputs = [out for m in messages for out in acker.execute(m.stream, m.values, 40)]
+    outputs = [out for m in messages for out in acker.execute(m.stream, m.values, lambda: 40)]
     assert outputs == [Emit(FAILS, [IDS[0], 0], SPOUT_TASK)]
     assert spout.execute(SPOUT_TASK, FAILS, outputs[0].values, 50) == (
         SpoutCallback(FAIL, SPOUT_TASK, "msg-1", "default", 0, REASON_FAIL_STREAM),)
     assert spout.pending_count() == 0
     # Acks after the fail make a new entry without spout task, as in Storm: it only expires.
-    assert acker.execute(TICK, [30], 60) == () and acker.execute(TICK, [30], 70) == ()
+    assert acker.execute(TICK, [30], lambda: 60) == ()
+    assert acker.execute(TICK, [30], lambda: 70) == ()
     assert acker.pending_count() == 0
 
 
@@ -246,16 +248,17 @@ def test_a_fail_anywhere_fails_the_tree_once(failing):
 def test_latency_starts_at_the_ack_init_in_1x_and_at_the_first_message_in_2x(compat, delta):
     """An ack overtaking the init: 1.x counts from the init, 2.x from the entry's making."""
     acker = Acker(compat)
-    assert acker.execute(ACKS, [5, 3], 100) == ()
-    assert acker.execute(INIT, [5, 3 ^ 4, SPOUT_TASK], 200) == ()
-    assert acker.execute(ACKS, [5, 4], 300) == (Emit(ACKS, [5, delta], SPOUT_TASK),)
+    assert acker.execute(ACKS, [5, 3], lambda: 100) == ()
+    assert acker.execute(INIT, [5, 3 ^ 4, SPOUT_TASK], lambda: 200) == ()
+    assert acker.execute(ACKS, [5, 4], lambda: 300) == (Emit(ACKS, [5, delta], SPOUT_TASK),)
 
 
 def test_a_fail_before_the_ack_init_fails_the_tree_when_the_init_arrives():
     """The acker remembers a fail of a root it has not seen; the init then fails it."""
     acker = Acker()
-    assert acker.execute(FAILS, [5], 100) == ()
-    assert acker.execute(INIT, [5, 12, SPOUT_TASK], 130) == (Emit(FAILS, [5, 0], SPOUT_TASK),)
+    assert acker.execute(FAILS, [5], lambda: 100) == ()
+    assert acker.execute(INIT, [5, 12, SPOUT_TASK], lambda: 130) == (
+        Emit(FAILS, [5, 0], SPOUT_TASK),)
 
 
 # timeouts
@@ -278,23 +281,23 @@ def test_acker_drops_a_tree_after_its_bucket_count_of_ticks(compat, ticks):
     """1.x keeps an idle tree through 1 tick (2 buckets), 2.x through 2 (3 buckets); the tick
     emits nothing (the spout times the tree out itself)."""
     acker = Acker(compat)
-    acker.execute(INIT, [5, 12, SPOUT_TASK], 0)
+    acker.execute(INIT, [5, 12, SPOUT_TASK], lambda: 0)
     for _ in range(ticks - 1):
-        assert acker.execute(TICK, [30], 0) == ()
+        assert acker.execute(TICK, [30], lambda: 0) == ()
         assert acker.pending_count() == 1
     expired = acker.tick()
     assert list(expired) == [5] and acker.pending_count() == 0
-    assert acker.execute(ACKS, [5, 12], 0) == ()
+    assert acker.execute(ACKS, [5, 12], lambda: 0) == ()
 
 
 def test_1x_acker_restarts_a_trees_timeout_on_each_ack_and_2x_does_not():
     """acker.clj puts the entry back after every message; 2.x Acker only when it makes it."""
     for compat, kept in (("1.x", True), ("2.x", False)):
         acker = Acker(compat)
-        acker.execute(INIT, [5, 12, SPOUT_TASK], 0)
+        acker.execute(INIT, [5, 12, SPOUT_TASK], lambda: 0)
         acker.tick()
         acker.tick()
-        acker.execute(ACKS, [5, 4], 0)
+        acker.execute(ACKS, [5, 4], lambda: 0)
         acker.tick()
         assert (acker.pending_count() == 1) is kept, compat
 
@@ -305,15 +308,15 @@ def test_reset_timeout_is_passed_to_the_spout_which_restarts_the_tree():
     spout = SpoutPending(None, True, id_source())
     sent = spout.send_spout_msg(SPOUT_TASK, "s", "m", [10])
     acker = Acker()
-    acker.execute(INIT, sent.acker_emits[0].values, 100)
+    acker.execute(INIT, sent.acker_emits[0].values, lambda: 100)
     (reset,) = bolt_reset_timeout(TupleIds(sent.message_ids[0]))
     assert reset == Emit(RESET, [IDS[0]], None)
     spout.tick(0)
-    (told,) = acker.execute(RESET, reset.values, 400)
+    (told,) = acker.execute(RESET, reset.values, lambda: 400)
     assert told == Emit(RESET, [IDS[0], 300], SPOUT_TASK)
     assert spout.execute(SPOUT_TASK, RESET, told.values, 400) == ()
     assert spout.tick(0) == [] and spout.pending_count() == 1
-    assert acker.execute(RESET, [12345], 0) == () and acker.pending_count() == 1
+    assert acker.execute(RESET, [12345], lambda: 0) == () and acker.pending_count() == 1
     assert spout.execute(SPOUT_TASK, RESET, [12345, 0], 0) == ()
 
 
@@ -367,12 +370,12 @@ def test_ack_of_an_unknown_root_is_ignored():
     """An ack for a root the acker never initialised emits nothing (it waits for an init that
     may still come, then expires); the spout ignores acker messages for roots it lacks."""
     acker = Acker()
-    assert acker.execute(ACKS, [424242, 17], 0) == ()
+    assert acker.execute(ACKS, [424242, 17], lambda: 0) == ()
     acker.tick()
     acker.tick()
     assert acker.pending_count() == 0
-    assert acker.execute(ACKS, [424242, 17], 0) == ()
-    assert acker.execute(INIT, [424242, 17, SPOUT_TASK], 0) == (
+    assert acker.execute(ACKS, [424242, 17], lambda: 0) == ()
+    assert acker.execute(INIT, [424242, 17, SPOUT_TASK], lambda: 0) == (
         Emit(ACKS, [424242, 0], SPOUT_TASK),)
     spout = SpoutPending(None, True, id_source())
     assert spout.execute(SPOUT_TASK, ACKS, [424242, 0], 0) == ()
@@ -382,18 +385,18 @@ def test_ack_of_an_unknown_root_is_ignored():
 def test_bad_acker_input_raises_and_leaves_the_acker_as_it_was():
     """Wrong lengths or a non-integer ack value raise before any change."""
     acker = Acker()
-    acker.execute(INIT, [5, 12, SPOUT_TASK], 0)
+    acker.execute(INIT, [5, 12, SPOUT_TASK], lambda: 0)
     with pytest.raises(ValueError):
-        acker.execute(INIT, [6, 1], 0)
+        acker.execute(INIT, [6, 1], lambda: 0)
     with pytest.raises(ValueError):
-        acker.execute(ACKS, [5], 0)
+        acker.execute(ACKS, [5], lambda: 0)
     with pytest.raises(TypeError):
-        acker.execute(ACKS, [5, "12"], 0)
+        acker.execute(ACKS, [5, "12"], lambda: 0)
     with pytest.raises(TypeError):
-        acker.execute(ACKS, [6, 1.5], 0)
+        acker.execute(ACKS, [6, 1.5], lambda: 0)
     assert acker.pending_count() == 1
-    assert acker.execute("some_stream", [5, 12], 0) == ()
-    assert acker.execute(ACKS, [5, 12], 0) == (Emit(ACKS, [5, 0], SPOUT_TASK),)
+    assert acker.execute("some_stream", [5, 12], lambda: 0) == ()
+    assert acker.execute(ACKS, [5, 12], lambda: 0) == (Emit(ACKS, [5, 0], SPOUT_TASK),)
 
 
 def test_spout_refuses_an_acker_message_for_another_task_and_keeps_the_tree():

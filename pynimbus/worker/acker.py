@@ -80,11 +80,12 @@ class Acker(object):
         buckets = TIMEOUT_BUCKET_NUM_2X if compat == "2.x" else TIMEOUT_BUCKET_NUM_1X
         self.pending = RotatingMap(buckets)
 
-    def execute(self, stream_id, values, now_ms):
+    def execute(self, stream_id, values, clock_ms):
         """Take one input tuple; returns the :class:`Emit` values to send (none or one).
 
-        ``now_ms`` is the current time in milliseconds.  A ``__tick`` expires the trees not
-        heard of for a rotation period (returned by :meth:`tick`, not emitted).
+        ``clock_ms()`` is the current time in milliseconds, read once when the stream needs
+        it (as :meth:`ack` reads it).  A ``__tick`` expires the trees not heard of for a
+        rotation period (returned by :meth:`tick`, not emitted).
 
         :raises ValueError: ``values`` has the wrong length for ``stream_id``.
         :raises TypeError: an ack value is not an int.
@@ -95,18 +96,19 @@ class Acker(object):
             return _NO_EMITS
         if stream_id == ACKER_INIT_STREAM_ID:
             root_id, ack_val, spout_task = values
+            now_ms = clock_ms()
             curr = self._update_ack(root_id, ack_val, now_ms)
             curr.spout_task = spout_task
             if self.compat != "2.x":
                 curr.start_time = now_ms
         elif stream_id == ACKER_ACK_STREAM_ID:
             root_id, ack_val = values
-            curr = self._update_ack(root_id, ack_val, now_ms)
+            return self.ack(root_id, ack_val, clock_ms)
         elif stream_id == ACKER_FAIL_STREAM_ID:
             (root_id,) = values
             curr = self.pending.get(root_id)
             if curr is None:
-                curr = AckEntry(now_ms if self.compat == "2.x" else None)
+                curr = AckEntry(clock_ms() if self.compat == "2.x" else None)
             curr.failed = True
             self.pending.put(root_id, curr)
         elif stream_id == ACKER_RESET_TIMEOUT_STREAM_ID:
@@ -117,7 +119,7 @@ class Acker(object):
             self.pending.put(root_id, curr)
         else:
             return _NO_EMITS
-        return self._outcome(stream_id, root_id, curr, lambda: now_ms)
+        return self._outcome(stream_id, root_id, curr, clock_ms)
 
     def ack(self, root_id, ack_val, clock_ms):
         """An ``__ack_ack`` ``[root_id, ack_val]``: :meth:`execute` of it without the stream's

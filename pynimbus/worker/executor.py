@@ -260,7 +260,7 @@ class AckerExecutor(Executor):
 
     def receive_values(self, source_task, stream, values, task_id):
         try:
-            emits = self.acker.execute(stream, values, self.context.now_ms())
+            emits = self.acker.execute(stream, values, self.context.now_ms)
         except (ValueError, TypeError) as e:
             log.warning("acker %d: dropped a malformed tuple on %s: %s", task_id, stream, e)
             return
