@@ -106,6 +106,30 @@ class NoPrincipalError(Exception):
     """SimpleACLAuthorizer was asked about a request that has no principal."""
 
 
+class AuthorizationHandler:
+    """A daemon's configured authorizer and the request's principal, as both Nimbus's and the
+    2.x supervisor's ``checkAuthorization`` read them.
+
+    :param authorizer: a resolved authorizer class name; None allows every call.
+    :param acl: what the authorizer's ``prepare`` read (SimpleACL's sets), or None.
+    :param principal: the request principal's name; :param user: its local user;
+    :param user_groups: the user's groups.
+    """
+
+    def __init__(self, authorizer=None, acl=None, principal=None, user=None,
+                 user_groups=frozenset()):
+        self.authorizer = authorizer
+        self.acl = acl
+        self.principal = principal
+        self.user = user
+        self.user_groups = frozenset(user_groups)
+
+    @property
+    def enabled(self):
+        """True when an authorizer is configured (else nothing is ever denied)."""
+        return self.authorizer is not None
+
+
 def operation_of(method, compat="1.x"):
     """The operation ``method`` authorizes, or None when Storm does not check it."""
     return (OPERATIONS_2X if compat == "2.x" else OPERATIONS_1X).get(method)

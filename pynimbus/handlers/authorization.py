@@ -39,7 +39,7 @@ def _declares_authorization_exception(method):
         return True
 
 
-class Authorization:
+class Authorization(port_auth.AuthorizationHandler):
     """Nimbus's ``:authorization-handler`` and the request's principal.
 
     :param authorizer: a ``resolve_authorizer`` result; None allows every call.
@@ -47,13 +47,9 @@ class Authorization:
 
     def __init__(self, compat="1.x", authorizer=None, nimbus_conf=None, acl=None,
                  principal=None, user=None, user_groups=frozenset()):
+        super().__init__(authorizer, acl, principal, user, user_groups)
         self.compat = compat
-        self.authorizer = authorizer
         self.nimbus_conf = nimbus_conf or {}
-        self.acl = acl
-        self.principal = principal
-        self.user = user
-        self.user_groups = frozenset(user_groups)
 
     @classmethod
     def from_conf(cls, conf, groups_of=unix_groups):
@@ -80,11 +76,6 @@ class Authorization:
         if authorizer is not None:
             log.info("Nimbus authorizer %s (request principal %s)", authorizer, principal)
         return cls(compat, authorizer, conf, acl, principal, user, groups)
-
-    @property
-    def enabled(self):
-        """True when an authorizer is configured (else nothing is ever denied)."""
-        return self.authorizer is not None
 
     def operation(self, method):
         return port_auth.operation_of(method, self.compat)

@@ -46,19 +46,10 @@ from pynimbus.user_groups import unix_groups
 log = logging.getLogger(__name__)
 
 
-class SupervisorAuthorization:
-    """The 2.x supervisor's ``authorizationHandler`` and the request's principal.
-
-    :param authorizer: a ``resolve_supervisor_authorizer`` result; None allows every call.
+class SupervisorAuthorization(port_auth.AuthorizationHandler):
+    """The 2.x supervisor's ``authorizationHandler`` and the request's principal
+    (``authorizer``: a ``resolve_supervisor_authorizer`` result; None allows every call).
     """
-
-    def __init__(self, authorizer=None, acl=None, principal=None, user=None,
-                 user_groups=frozenset()):
-        self.authorizer = authorizer
-        self.acl = acl
-        self.principal = principal
-        self.user = user
-        self.user_groups = frozenset(user_groups)
 
     @classmethod
     def from_conf(cls, conf, groups_of=unix_groups):
@@ -91,10 +82,6 @@ class SupervisorAuthorization:
             groups = groups_of(user) if user else frozenset()
         log.info("Supervisor authorizer %s (request principal %s)", authorizer, principal)
         return cls(authorizer, acl, principal, user, groups)
-
-    @property
-    def enabled(self):
-        return self.authorizer is not None
 
     def check(self, operation, storm_id=None, topology_conf=None):
         """Port of 2.8.8 ``Supervisor.checkAuthorization``.
