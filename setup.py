@@ -9,7 +9,7 @@ the one source of truth and runs as it is wherever the compiled module is absent
   runs (a ``.so`` beside it would shadow it);
 - without Cython or a C compiler the build warns and installs the pure-Python package.
 
-``pynimbus.compiled.compiled_modules()`` tells at run time which modules are compiled.
+``pynimbus.common.compiled.compiled_modules()`` tells at run time which modules are compiled.
 """
 
 import importlib.util
@@ -24,11 +24,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def compiled_module_sources():
-    """``{module name: .py path}`` of the modules pynimbus.compiled names (those with a
+    """``{module name: .py path}`` of the modules pynimbus.common.compiled names (those with a
     ``.pxd`` beside their ``.py``); that module is loaded by its path, as the package's
     dependencies need not be installed yet."""
     spec = importlib.util.spec_from_file_location(
-        "pynimbus_compiled", os.path.join(HERE, "pynimbus", "compiled.py"))
+        "pynimbus_compiled", os.path.join(HERE, "pynimbus", "common", "compiled.py"))
     compiled = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(compiled)
     return {name: name.replace(".", os.sep) + ".py" for name in compiled.compilable_modules()}

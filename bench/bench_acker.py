@@ -23,7 +23,7 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from pynimbus.worker.acker import Acker, bolt_ack  # noqa: E402
 from pynimbus.worker.message_id import TupleIds, bit_xor_vals, mk_id_source  # noqa: E402

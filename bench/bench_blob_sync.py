@@ -22,14 +22,14 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from nimbus_process import LOOPBACK, NimbusProcess, zookeeper_options  # noqa: E402
 from test_nimbus_scenarios import spout, topology  # noqa: E402
 from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 
-from pynimbus.client import NimbusClient  # noqa: E402
 from pynimbus.generated.storm.ttypes import KeyNotFoundException  # noqa: E402
+from pynimbus.thrift.client import NimbusClient  # noqa: E402
 
 UPLOAD_CHUNK = 307200  # what the storm client sends
 

@@ -21,12 +21,12 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from sync_deferreds import result_of  # noqa: E402
 from test_monitor_cleanup import CleanupNimbus, leave_behind, leftovers  # noqa: E402
 from pynimbus.cluster import make_cluster_state  # noqa: E402
-from pynimbus.config import default_config  # noqa: E402
+from pynimbus.common.config import default_config  # noqa: E402
 from zookeeper_server import ZooKeeperServer  # noqa: E402
 
 BAD_KEY = "../../etc/passwd"

@@ -32,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from client_resources import (  # noqa: E402
     await_all_closed, await_condition, leave_downloads_pending, leave_uploads_pending, open_fds,
@@ -52,8 +52,9 @@ class SourceNimbusProcess(NimbusProcess):
     def command(self):
         cmd = super().command()
         at = cmd.index("-m")
-        cmd[at:at + 2] = ["-c", "import sys; sys.path.insert(0, %r); from pynimbus import cli; "
-                                "sys.exit(cli.main(sys.argv[1:]))" % self.src]
+        cmd[at:at + 2] = ["-c", "import sys; sys.path.insert(0, %r); "
+                                "from pynimbus.cli.main import main; "
+                                "sys.exit(main(sys.argv[1:]))" % self.src]
         return cmd
 
 

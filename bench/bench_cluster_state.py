@@ -17,11 +17,11 @@ import tempfile
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
 from pynimbus.cluster import StormClusterState, make_backend  # noqa: E402
-from pynimbus.config import default_config  # noqa: E402
+from pynimbus.common.config import default_config  # noqa: E402
 from pynimbus.generated.storm import ttypes  # noqa: E402
 from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 

@@ -48,7 +48,7 @@ from worker_topologies import COMPONENTS_DIR, CORPUS, WORD_COUNT_SCRIPTS  # noqa
 from pynimbus.clojure_port.normalize import normalize_topology  # noqa: E402
 from pynimbus.clojure_port.system_topology import system_topology  # noqa: E402
 from pynimbus.clojure_port.tasks import storm_task_info  # noqa: E402
-from pynimbus.config import default_config  # noqa: E402
+from pynimbus.common.config import default_config  # noqa: E402
 from pynimbus.worker.acker import Acker  # noqa: E402
 from pynimbus.worker.daemon import (  # noqa: E402
     WorkerDaemon, millis_clock, settle_garbage_collector)

@@ -52,8 +52,8 @@ from worker_topologies import CORPUS, WORD_COUNT_SCRIPTS, expected_counts  # noq
 from worker_topologies import final_counts  # noqa: E402
 from worker_topologies import word_count, word_count_jar  # noqa: E402
 from zookeeper_server import ZooKeeperServer  # noqa: E402
-from pynimbus.client import NimbusClient  # noqa: E402
 from pynimbus.generated.storm.ttypes import KillOptions, ShellComponent  # noqa: E402
+from pynimbus.thrift.client import NimbusClient  # noqa: E402
 
 VENV_BIN = os.path.dirname(sys.executable)  # where pip put streamparse_run
 CELLS = ("python-inprocess", "python-json", "python-msgpack", "java-json")

@@ -22,7 +22,7 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from pynimbus.cluster.serialization import serialize  # noqa: E402
 from pynimbus.worker.executor import TupleImpl  # noqa: E402

@@ -21,7 +21,7 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
 from pynimbus.clojure_port import java_order  # noqa: E402

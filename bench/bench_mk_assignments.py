@@ -24,7 +24,7 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from pynimbus.clojure_port.assignments import compute_new_assignments  # noqa: E402
 from pynimbus.clojure_port.scheduler.cluster import TopologyDetails  # noqa: E402

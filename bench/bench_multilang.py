@@ -18,7 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from twisted.internet import reactor, task  # noqa: E402
 

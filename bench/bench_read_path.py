@@ -35,7 +35,7 @@ import time
 import types
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated  # noqa: E402
@@ -256,7 +256,7 @@ def monitor_round_ms(conf, cached, rounds=3):
     """Median ms of the monitor's mk-assignments round, run in this process."""
     from pynimbus.blobstore.local import LocalFsBlobStore
     from pynimbus.cluster import make_cluster_state
-    from pynimbus.monitor import Monitor
+    from pynimbus.nimbus.monitor import Monitor
     state = make_cluster_state(conf)
     if cached:
         state.start_read_cache(60)
@@ -384,7 +384,7 @@ def run(zk, args, make_daemon, root):
 
 
 def default_conf():
-    from pynimbus.config import default_config
+    from pynimbus.common.config import default_config
     return default_config()
 
 

@@ -18,7 +18,7 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 SIZES = (10000, 50000, 100000, 200000)
 PORTS = (6700, 6701, 6702, 6703)
@@ -30,7 +30,7 @@ def measure(num_tasks, compat):
     from pynimbus.clojure_port.assignments import compute_new_assignments
     from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
     from pynimbus.cluster.serialization import serialize
-    from pynimbus.config import default_config
+    from pynimbus.common.config import default_config
     from pynimbus.generated.storm import ttypes
 
     conf = dict(default_config(compat), **{

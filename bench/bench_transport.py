@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
-sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 
 from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until  # noqa: E402
 from pynimbus.worker.transport import TupleClient, TupleServerFactory  # noqa: E402

@@ -50,7 +50,7 @@ import tempfile
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.compiled) first
+sys.path.append(REPO_ROOT)  # an installed pynimbus (maybe compiled: pynimbus.common.compiled) first
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
 from bench_real_supervisor import poll  # noqa: E402
@@ -63,9 +63,9 @@ from test_worker_process import MSGPACK_SERIALIZER, submit  # noqa: E402
 from worker_topologies import (  # noqa: E402
     CORPUS, expected_counts, final_counts, word_count, word_count_jar)
 from zookeeper_server import ZooKeeperServer  # noqa: E402
-from pynimbus.client import NimbusClient  # noqa: E402
 from pynimbus.generated.storm.ttypes import KillOptions  # noqa: E402
 from pynimbus.supervisor import worker_dirs  # noqa: E402
+from pynimbus.thrift.client import NimbusClient  # noqa: E402
 
 SENTENCES = 3000
 RUNS = 3
@@ -91,7 +91,7 @@ Figures = collections.namedtuple(
 def pynimbus_build():
     """Which pynimbus this bench and the workers it starts run (the figures depend on it)."""
     import pynimbus
-    from pynimbus.compiled import describe
+    from pynimbus.common.compiled import describe
     return "pynimbus from %s; the worker's hot modules: %s" % (
         os.path.dirname(pynimbus.__file__), describe())
 

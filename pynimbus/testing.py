@@ -46,7 +46,7 @@ import random
 from pynimbus.clojure_port.executors import java_string_order
 from pynimbus.clojure_port.system_topology import validate_basic, validate_structure
 from pynimbus.generated.storm.ttypes import InvalidTopologyException
-from pynimbus.sparse_project import import_streamparse_dsl, submitted_topology
+from pynimbus.tools.sparse_project import import_streamparse_dsl, submitted_topology
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
     out_tasks, out_tasks_direct)

@@ -1,6 +1,6 @@
 """A ``pynimbus`` process whose Nimbus clock a test sets: Nimbus time read from a file.
 
-``python tests/clocked_nimbus.py CLOCK_FILE <pynimbus arguments>`` runs ``pynimbus.cli`` with
+``python tests/clocked_nimbus.py CLOCK_FILE <pynimbus arguments>`` runs ``pynimbus.cli.main`` with
 every ``NimbusDaemon`` built with a clock that returns the number in ``CLOCK_FILE`` (the real
 time while the file is missing).  Timers still tick in real time (the monitor runs every
 ``nimbus.monitor.freq.secs``), but everything Nimbus decides with its clock - launch times,
@@ -53,7 +53,9 @@ class ClockedNimbusProcess(NimbusProcess):
 
 
 def main(argv):
-    from pynimbus import cli, nimbus
+    from pynimbus.cli import main as cli
+
+    from pynimbus.nimbus import daemon as nimbus
 
     clock = file_clock(argv[0])
     base = nimbus.NimbusDaemon

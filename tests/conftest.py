@@ -24,7 +24,7 @@ put_checkout_on_path()  # an installed pynimbus (tox's, maybe compiled) before t
 
 from zookeeper_server import ZooKeeperServer, unavailable_reason  # noqa: E402
 
-from pynimbus.config import default_config  # noqa: E402
+from pynimbus.common.config import default_config  # noqa: E402
 from fake_clock import FakeClock  # noqa: E402
 
 

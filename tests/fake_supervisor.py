@@ -80,7 +80,7 @@ def serve(directory):
     from zope.interface import implementer
 
     from pynimbus.generated.storm import Supervisor
-    from pynimbus.server import ThriftServerFactory
+    from pynimbus.thrift.server import ThriftServerFactory
 
     @implementer(Supervisor.Iface)
     class Recorder:

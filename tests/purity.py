@@ -23,7 +23,7 @@ def imported_modules(module_or_path):
 
 
 def source_path(module):
-    """The ``.py`` a module was loaded from, or was compiled from (pynimbus.compiled): an
+    """The ``.py`` a module was loaded from, or was compiled from (pynimbus.common.compiled): an
     installed package has it beside the extension module."""
     return os.path.join(os.path.dirname(module.__file__),
                         module.__name__.rpartition(".")[2] + ".py")

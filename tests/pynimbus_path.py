@@ -1,7 +1,7 @@
 """Which pynimbus the tests, and the Python processes they start, run.
 
 An installed pynimbus comes first (tox installs the package, its worker modules compiled where
-setup.py can: :mod:`pynimbus.compiled`), the checkout otherwise; the children get the same
+setup.py can: :mod:`pynimbus.common.compiled`), the checkout otherwise; the children get the same
 one.  An installed copy whose sources differ from the checkout's would have the tests check
 other code than the checkout's: :func:`stale_installed_sources` finds that, and conftest stops.
 """

@@ -17,8 +17,8 @@ import subprocess
 import sys
 import time
 
+from pynimbus.common.local_state import LocalState
 from pynimbus.generated.storm.ttypes import ExecutorInfo, LSWorkerHeartbeat
-from pynimbus.local_state import LocalState
 
 
 def main():

@@ -5,7 +5,7 @@ import pytest
 from thrift.Thrift import TApplicationException
 
 from pynimbus.clojure_port import authorization as port_auth
-from pynimbus.config import ConfigError
+from pynimbus.common.config import ConfigError
 from pynimbus.generated.storm.ttypes import AuthorizationException
 from pynimbus.handlers.authorization import ALLOW_ALL, Authorization
 

@@ -19,9 +19,9 @@ from nimbus_process import NimbusProcess, free_port
 from test_worker_failures_visible import errors_of, stopped
 from test_worker_process import submit
 from worker_topologies import common, shell, word_count_jar
-from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import (
     Bolt, GlobalStreamId, Grouping, KillOptions, NullStruct, SpoutSpec, StormTopology)
+from pynimbus.thrift.client import NimbusClient
 
 # tens of seconds (tox -e slow, which CI runs, not the default run)
 pytestmark = pytest.mark.slow

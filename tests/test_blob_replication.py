@@ -21,9 +21,9 @@ from test_nimbus_scenarios import spout, topology
 from test_blobstore_synchronizer import put
 from test_handlers_blobs import download as download_chunks
 from test_supervisor_code import jar_bytes
-from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.generated.storm.ttypes import KeyNotFoundException
+from pynimbus.thrift.client import NimbusClient
 
 # tens of seconds each (tox -e slow, which CI runs, not the default run)
 pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]

@@ -1,11 +1,11 @@
 # -*- test-case-name: tests.test_blob_sync -*-
-"""Tests for pynimbus.blob_sync.BlobSync: when a nimbus runs the blob sync (task.Clock, a
+"""Tests for pynimbus.nimbus.blob_sync.BlobSync: when a nimbus runs the blob sync (task.Clock, a
 synchronizer that records its rounds, Deferreds fired by the test)."""
 
 from twisted.internet import defer, task
 
-from pynimbus.blob_sync import BlobSync
 from pynimbus.blobstore.sync_plan import BlobSyncPlan
+from pynimbus.nimbus.blob_sync import BlobSync
 
 EMPTY = BlobSyncPlan([], [], [])
 

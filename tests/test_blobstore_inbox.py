@@ -10,7 +10,6 @@ from pynimbus.blobstore.errors import (
     UnknownFileError, UnknownSessionError, UnknownUploadLocationError, UploadTooLargeError)
 from pynimbus.blobstore.inbox import Inbox
 
-from fake_clock import FakeClock
 
 CHUNK = 307200
 

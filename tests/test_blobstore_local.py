@@ -10,7 +10,6 @@ from pynimbus.generated.storm.ttypes import (
     AccessControl, AccessControlType, AuthorizationException, KeyAlreadyExistsException,
     KeyNotFoundException, SettableBlobMeta)
 
-from fake_clock import FakeClock
 
 CHUNK = 307200
 

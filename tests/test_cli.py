@@ -87,7 +87,7 @@ def test_sigterm_again_while_stopping_logs_no_critical_traceback(tmp_path):
 
 
 def _storm_yaml_log(caplog, config_file=None, environ=None):
-    from pynimbus import cli
+    from pynimbus.cli import main as cli
     with caplog.at_level(logging.INFO, logger="pynimbus"):
         cli.log_storm_yaml(config_file, environ={} if environ is None else environ)
     return [(r.levelname, r.getMessage()) for r in caplog.records]
@@ -164,8 +164,8 @@ def test_dev_says_nothing_will_run_while_no_supervisor_is_registered(tmp_path, m
 def test_the_notice_names_the_zookeeper_a_supervisor_must_join():
     """With ZooKeeper configured, the notice gives the storm.yaml settings a supervisor needs
     to join this nimbus: its ZooKeeper servers, port and root, and this nimbus's host and port."""
-    from pynimbus.config import default_config
-    from pynimbus.dev_nimbus import no_supervisor_message
+    from pynimbus.common.config import default_config
+    from pynimbus.cli.dev_cluster import no_supervisor_message
     conf = dict(default_config("2.x"), **{
         "storm.zookeeper.servers": ["zk1", "zk2"], "storm.zookeeper.port": 2182,
         "storm.zookeeper.root": "/dev-storm", "storm.local.hostname": "localhost",
@@ -182,7 +182,7 @@ def test_the_notice_names_the_zookeeper_a_supervisor_must_join():
 def _processor_log(error):
     """Log ``error`` as the generated ``write_results_exception_<method>`` does; return the
     record after the filter."""
-    from pynimbus.errors import RefusalLogFilter
+    from pynimbus.thrift.errors import RefusalLogFilter
     records = []
 
     class Keep(logging.Handler):
@@ -213,7 +213,7 @@ def _processor_log(error):
 def test_the_refusal_filter_rewrites_only_deliberate_refusals():
     """A StormRuntimeException becomes one WARNING line naming the method; any other
     TApplicationException keeps its ERROR and traceback."""
-    from pynimbus.errors import as_application_error
+    from pynimbus.thrift.errors import as_application_error
     refused = _processor_log(as_application_error("not a leader, current leader is h:1"))
     assert (refused.levelname, refused.getMessage(), refused.exc_info) == (
         "WARNING", "killTopology refused: not a leader, current leader is h:1", None)

@@ -1,12 +1,12 @@
-"""pynimbus.client.NimbusClient, the synchronous client for scripts, against a real process."""
+"""pynimbus.thrift.client.NimbusClient, the synchronous client for scripts, against a real process."""
 
 import pytest
 from thrift.Thrift import TApplicationException
 
 from nimbus_process import NimbusProcess
-from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import (
     InvalidTopologyException, KillOptions, NotAliveException)
+from pynimbus.thrift.client import NimbusClient
 from test_nimbus_scenarios import spout, topology
 
 

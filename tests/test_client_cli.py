@@ -13,10 +13,10 @@ import pytest
 from nimbus_process import REPO, NimbusProcess, _default_sigint, free_port
 from pynimbus_path import child_env
 from sparse_projects import finite_word_count
-from pynimbus.cli import build_parser
-from pynimbus.client import NimbusClient
+from pynimbus.cli.main import build_parser
 from pynimbus.generated.storm.ttypes import RebalanceOptions, TopologySummary
-from pynimbus.storm_commands import (
+from pynimbus.thrift.client import NimbusClient
+from pynimbus.tools.storm_commands import (
     CommandError, ProgressBar, parse_executor, parse_host_port, rebalance_options, topology_table)
 
 
@@ -105,7 +105,7 @@ def test_the_progress_bar_redraws_only_on_a_terminal():
 def test_dev_and_supervisor_put_their_scripts_first_on_path():
     """The interpreter's bin directory goes first on PATH once (workers' children inherit it,
     so streamparse_run is the one installed beside pynimbus); an empty PATH becomes it."""
-    from pynimbus.cli import put_interpreter_bin_first_on_path
+    from pynimbus.cli.main import put_interpreter_bin_first_on_path
     environ = {"PATH": "/usr/bin:/venv/bin"}
     put_interpreter_bin_first_on_path(environ, "/venv/bin/python")
     assert environ["PATH"] == "/venv/bin:/usr/bin:/venv/bin"
@@ -119,7 +119,7 @@ def test_dev_and_supervisor_put_their_scripts_first_on_path():
 def test_wait_names_the_latest_component_error():
     """first_error: the latest error of any component of a TopologyInfo, or None."""
     from pynimbus.generated.storm.ttypes import ErrorInfo, TopologyInfo
-    from pynimbus.storm_commands import first_error
+    from pynimbus.tools.storm_commands import first_error
     info = TopologyInfo(id="t-1-1", name="t", uptime_secs=1, executors=[], status="ACTIVE",
                         errors={"count": [ErrorInfo("old", 10)], "split": [],
                                 "spout": [ErrorInfo("died", 12), ErrorInfo("older", 5)]})

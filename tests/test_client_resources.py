@@ -48,7 +48,7 @@ class FdLimitedNimbusProcess(NimbusProcess):
         at = cmd.index("-m")
         cmd[at:at + 2] = ["-c", "import resource, sys; "
                                 "resource.setrlimit(resource.RLIMIT_NOFILE, (%d, %d)); "
-                                "from pynimbus import cli; sys.exit(cli.main(sys.argv[1:]))"
+                                "from pynimbus.cli.main import main; sys.exit(main(sys.argv[1:]))"
                                 % (FD_LIMIT, resource.getrlimit(resource.RLIMIT_NOFILE)[1])]
         return cmd
 

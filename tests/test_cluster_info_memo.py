@@ -10,13 +10,13 @@ what a handler that keeps nothing gives, and its encoding is the answer's.  Real
 
 import time
 
-from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.cluster import StormClusterState
-from pynimbus.encoded_reply import encode_binary, encoding_of
+from pynimbus.common.stored_topology import master_stormcode_key
 from pynimbus.generated.storm.ttypes import NodeInfo, TopologyStatus
 from pynimbus.handlers.queries import QueriesHandler
-from pynimbus.monitor import ResourceBook
-from pynimbus.topology_store import setup_storm_code
+from pynimbus.nimbus.monitor import ResourceBook
+from pynimbus.nimbus.topology_store import setup_storm_code
+from pynimbus.thrift.encoded_reply import encode_binary, encoding_of
 from test_memory_only_calls import Handlers, cached_state  # noqa: F401 (a fixture)
 from test_nimbus_scenarios import spout, topology
 from test_read_cache import assignment, storm_base, supervisor_info

@@ -11,7 +11,6 @@ from pynimbus.cluster import paths
 from pynimbus.cluster.serialization import deserialize, serialize
 from pynimbus.generated.storm import ttypes
 
-from fake_clock import FakeClock
 
 TOPOLOGY = "wordcount-1-1700000000"
 

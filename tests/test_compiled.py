@@ -1,4 +1,4 @@
-"""The worker's hot modules, compiled by setup.py where it can (pynimbus.compiled).
+"""The worker's hot modules, compiled by setup.py where it can (pynimbus.common.compiled).
 
 ``PYNIMBUS_EXPECT_COMPILED`` says what this run must find: 1 (CI, which has a compiler: tox's
 ``py`` env) or 0 (tox's ``pure`` env, an editable install); unset, either is fine, but never a
@@ -10,7 +10,7 @@ import os
 import pytest
 
 import pynimbus
-import pynimbus.compiled as compiled
+import pynimbus.common.compiled as compiled
 from pynimbus.worker import acker, daemon
 
 WORKER_DIR = os.path.join(os.path.dirname(pynimbus.__file__), "worker")

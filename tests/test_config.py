@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from pynimbus_path import child_env
-from pynimbus import cli
-from pynimbus.config import (
+from pynimbus.cli import main as cli
+from pynimbus.common.config import (
     PATH_SETTINGS, ConfigError, absolute_paths, default_config, embedded_state_dir,
     parse_command_line_opt, read_storm_config, storm_yaml_path, uses_zookeeper)
 
@@ -181,7 +181,7 @@ def test_a_bad_daemon_value_is_refused_in_2x_mode_with_the_daemon_validators():
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_the_defaults_pass_storms_validators(compat):
     """Every default of either generation passes, as an option, the check a value gets."""
-    from pynimbus.config import check_values
+    from pynimbus.common.config import check_values
     check_values(default_config(compat), {}, compat)
 
 
@@ -198,12 +198,12 @@ def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
 
 
 @pytest.mark.parametrize("key", ["pynimbus.read.cache.poll.secs",
-                                 "pynimbus.nimbus.switch.interval.secs",
+                                 "pynimbus.nimbus.daemon.switch.interval.secs",
                                  "pynimbus.supervisor.worker.restart.delay.secs",
                                  "pynimbus.supervisor.worker.restart.max.delay.secs"])
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "true", "null"])
 def test_a_period_that_is_no_positive_number_is_refused(key, value):
-    """pynimbus.read.cache.poll.secs and pynimbus.nimbus.switch.interval.secs are numbers
+    """pynimbus.read.cache.poll.secs and pynimbus.nimbus.daemon.switch.interval.secs are numbers
     of seconds above 0; anything else stops start-up naming the option and what it must be
     (a fraction of a second is fine)."""
     option = key + "=" + value
@@ -217,16 +217,16 @@ def test_a_period_that_is_no_positive_number_is_refused(key, value):
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "true"])
 def test_a_full_collection_period_that_is_no_positive_number_nor_null_is_refused(value):
-    """pynimbus.nimbus.gc.full.secs is a number of seconds above 0, or null (Python's own
+    """pynimbus.nimbus.daemon.gc.full.secs is a number of seconds above 0, or null (Python's own
     schedule); anything else stops start-up naming the option."""
-    option = "pynimbus.nimbus.gc.full.secs=" + value
+    option = "pynimbus.nimbus.daemon.gc.full.secs=" + value
     with pytest.raises(ConfigError) as refused:
         read_storm_config(options=[option], environ={})
     message = str(refused.value)
     assert "-c " + option in message and "a number above 0 (or null)" in message, message
     for fine, read in (("null", None), ("0.5", 0.5)):
-        conf = read_storm_config(options=["pynimbus.nimbus.gc.full.secs=" + fine], environ={})
-        assert conf["pynimbus.nimbus.gc.full.secs"] == read
+        conf = read_storm_config(options=["pynimbus.nimbus.daemon.gc.full.secs=" + fine], environ={})
+        assert conf["pynimbus.nimbus.daemon.gc.full.secs"] == read
 
 
 def test_every_subcommand_has_a_description_and_every_argument_its_help():

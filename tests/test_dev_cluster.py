@@ -14,9 +14,9 @@ import pytest
 from nimbus_process import NimbusDidNotStart, NimbusProcess, free_port
 from test_worker_process import submit
 from worker_topologies import expected_counts, final_counts, word_count, word_count_jar
-from pynimbus.client import NimbusClient
 from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
+from pynimbus.thrift.client import NimbusClient
 
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])

@@ -1,4 +1,4 @@
-"""pynimbus.encoded_reply: a struct's encoding composed from kept encodings of its elements,
+"""pynimbus.thrift.encoded_reply: a struct's encoding composed from kept encodings of its elements,
 carried by the struct and written as it is by the server.
 
 Every encoding is checked against the accelerated encoder's own for the same struct, and the
@@ -13,12 +13,12 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport.TTransport import TMemoryBuffer
 
 from pynimbus.cluster.serialization import copy_struct
-from pynimbus.encoded_reply import compose_struct, encode_binary, encoding_of, with_encoding
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import (
     ClusterSummary, NimbusSummary, SupervisorSummary, TopologySummary)
 from pynimbus.handlers import NimbusHandler
-from pynimbus.server import ThriftServerFactory
+from pynimbus.thrift.encoded_reply import compose_struct, encode_binary, encoding_of, with_encoding
+from pynimbus.thrift.server import ThriftServerFactory
 from test_server import FRAME_LIMIT, Connection
 
 

@@ -2,11 +2,10 @@
 
 import filecmp
 import os
-import shutil
 
 import pytest
 
-from pynimbus import thrift_codegen
+from pynimbus.thrift import codegen as thrift_codegen
 from pynimbus_path import REPO
 
 # the checkout's, which thrift_codegen regenerates (an installed pynimbus has no storm.thrift)
@@ -29,7 +28,7 @@ def test_generated_package_matches_storm_thrift(tmp_path):
     assert sorted(os.listdir(out)) == expected
     match, mismatch, errors = filecmp.cmpfiles(
         GENERATED_DIR, out, expected, shallow=False)
-    assert mismatch == [] and errors == [], "regenerate with python -m pynimbus.thrift_codegen"
+    assert mismatch == [] and errors == [], "regenerate with python -m pynimbus.thrift.codegen"
 
 
 def test_a_changed_idl_is_detected(tmp_path):

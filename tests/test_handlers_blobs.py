@@ -14,7 +14,6 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.handlers import NimbusHandler
 from pynimbus.handlers.blobs import BlobsHandler
 
-from fake_clock import FakeClock
 from sync_deferreds import result_of, run_now
 
 CHUNK = 307200

@@ -11,11 +11,10 @@ message, never an internal error.
 import uuid
 
 import pytest
-from thrift.Thrift import TApplicationException
 
-from nimbus_process import RemoteError, zookeeper_options
+from nimbus_process import zookeeper_options
 from pynimbus.generated.storm.ttypes import (
-    Bolt, ComponentCommon, ErrorInfo, GlobalStreamId, Grouping, InvalidTopologyException,
+    Bolt, ComponentCommon, GlobalStreamId, Grouping, InvalidTopologyException,
     NotAliveException, NullStruct, SpoutSpec, StormTopology, StreamInfo)
 from test_nimbus_scenarios import SHELL
 from test_nimbus_scenarios import Cluster as ScenarioCluster

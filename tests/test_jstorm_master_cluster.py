@@ -13,7 +13,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from nimbus_process import NimbusProcess
-from pynimbus.client import NimbusClient
+from pynimbus.thrift.client import NimbusClient
 from supervisor_process import SupervisorProcess
 from pynimbus.cluster.serialization import deserialize
 from pynimbus.generated.storm.ttypes import Assignment

@@ -12,7 +12,7 @@ import pytest
 
 from pynimbus.clojure_port import assignments as asg
 from pynimbus.clojure_port.scheduler.cluster import TopologyDetails, WorkerSlot
-from pynimbus.config import ConfigError, read_storm_config
+from pynimbus.common.config import ConfigError, read_storm_config
 from pynimbus.generated.storm import ttypes
 from pynimbus.jstorm_port.case_json import place_case
 from pynimbus.jstorm_port.storm_scheduler import SchedulingError, raw_topology_of

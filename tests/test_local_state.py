@@ -1,4 +1,4 @@
-"""Tests for pynimbus.local_state: Storm's LocalState files and nimbus's topology history."""
+"""Tests for pynimbus.common.local_state: Storm's LocalState files and nimbus's topology history."""
 # test-case-name: tests.test_local_state
 
 import os
@@ -6,9 +6,10 @@ import os
 from thrift import TSerialization
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolFactory
 
+from pynimbus.common.local_state import LocalState
 from pynimbus.generated.storm.ttypes import (
     LocalStateData, LSTopoHistory, LSTopoHistoryList)
-from pynimbus.local_state import LocalState, TopologyHistory, nimbus_topo_history_dir
+from pynimbus.nimbus.topology_history import TopologyHistory, nimbus_topo_history_dir
 
 from fake_clock import FakeClock
 

@@ -11,13 +11,13 @@ import threading
 import pytest
 
 from pynimbus.blobstore.local import LocalFsBlobStore
-from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.clojure_port.authorization import NOOP_AUTHORIZER
 from pynimbus.cluster import StormClusterState
+from pynimbus.common.stored_topology import master_stormcode_key
 from pynimbus.handlers.authorization import Authorization
 from pynimbus.handlers.pages import PagesHandler
 from pynimbus.handlers.queries import QueriesHandler
-from pynimbus.topology_store import setup_storm_code
+from pynimbus.nimbus.topology_store import setup_storm_code
 from test_nimbus_scenarios import spout, topology
 from test_read_cache import assignment, storm_base, worker_beat
 

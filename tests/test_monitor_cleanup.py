@@ -7,10 +7,10 @@ import pytest
 from twisted.internet import defer
 
 from pynimbus.blobstore.local import LocalFsBlobStore
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import StormTopology
-from pynimbus.monitor import Monitor
-from pynimbus.topology_store import setup_storm_code
+from pynimbus.nimbus.monitor import Monitor
+from pynimbus.nimbus.topology_store import setup_storm_code
 from sync_deferreds import result_of, run_now
 
 BAD_KEY = "../../etc/passwd"

@@ -71,7 +71,7 @@ def test_leadership_moves_when_the_leader_is_killed(two_nimbuses, wait_until):
 def nimbus_and_state(request, tmp_path):
     """A `pynimbus dev` process and a StormClusterState of our own on the same cluster state."""
     from pynimbus.cluster import make_cluster_state
-    from pynimbus.config import read_storm_config
+    from pynimbus.common.config import read_storm_config
     options = _cluster_options(request.param, tmp_path, request)
     local = tmp_path / "nimbus"
     local.mkdir()
@@ -149,7 +149,7 @@ def test_ctrl_c_and_sigterm_stop_nimbus_cleanly(tmp_path, signal_name):
     import signal as signals
 
     from pynimbus.cluster import make_cluster_state
-    from pynimbus.config import read_storm_config
+    from pynimbus.common.config import read_storm_config
     options = _cluster_options("embedded", tmp_path, None)
     proc = NimbusProcess(tmp_path, options=options)
     proc.start(timeout=30)
@@ -171,7 +171,7 @@ def test_registration_names_follow_the_generation(tmp_path, request, compat):
     """1.2.4 registers /nimbuses/<host>:<port> and queues as host:port; 2.8.8 registers
     /nimbuses/<host> and queues as NimbusInfo.toHostPortString, host:port:tlsPort."""
     from pynimbus.cluster import make_cluster_state
-    from pynimbus.config import read_storm_config
+    from pynimbus.common.config import read_storm_config
     options = _cluster_options("embedded", tmp_path, request) + [
         "pynimbus.storm.compat=%s" % compat]
     local = tmp_path / "nimbus"

@@ -14,15 +14,15 @@ import time
 import pytest
 
 from nimbus_process import NimbusProcess, RawClient
+from pynimbus.clojure_port import tasks
 from pynimbus.cluster import make_cluster_state
-from pynimbus.config import read_storm_config
+from pynimbus.common.config import read_storm_config
+from pynimbus.common.transport_secret import TRANSPORT_SECRET_KEY
 from pynimbus.generated.storm.ttypes import (
     AlreadyAliveException, AuthorizationException, Bolt, ComponentCommon, ComponentObject,
     Credentials, GlobalStreamId, Grouping, InvalidTopologyException, KillOptions, NotAliveException,
     NullStruct, RebalanceOptions, ShellComponent, SpoutSpec, StormTopology, StreamInfo,
     SupervisorInfo, TopologyStatus)
-from pynimbus.clojure_port import tasks
-from pynimbus.transport_secret import TRANSPORT_SECRET_KEY
 
 NO_ACKERS = ["topology.acker.executors=0", "topology.eventlogger.executors=0",
              "nimbus.monitor.freq.secs=1"]

@@ -9,8 +9,15 @@ import copy
 
 import pytest
 
-from pynimbus.clojure_port import conf as port_conf
-from pynimbus.config import default_config
+from pynimbus.clojure_port.conf import get_int
+from pynimbus.clojure_port.conf_validation import (
+    TopologyConfError, parse_json_conf, validate_topology_conf)
+from pynimbus.clojure_port.java_hash_map import java_hashmap_order, string_hash as java_string_hash
+from pynimbus.clojure_port.java_json import java_double_to_string, to_json
+from pynimbus.clojure_port.java_order import clojure_map_order
+from pynimbus.clojure_port.normalize_conf import normalize_conf
+from pynimbus.clojure_port.submitter import launch_user, submitter_fields
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, InvalidTopologyException, SpoutSpec, StormTopology)
 
@@ -253,56 +260,59 @@ VALIDATION_CASES = [
 def test_validation_says_what_storm_says(json_conf, message_1x, message_2x, compat):
     """Each submitted conf is accepted or refused with the generation's exact message."""
     expected = message_1x if compat == "1.x" else message_2x
-    topology_conf = port_conf.parse_json_conf(json_conf, compat)
+    topology_conf = parse_json_conf(json_conf, compat)
     if expected is None:
-        port_conf.validate_topology_conf(topology_conf, compat)
+        validate_topology_conf(topology_conf, compat)
     else:
         with pytest.raises(InvalidTopologyException) as info:
-            port_conf.validate_topology_conf(topology_conf, compat)
+            validate_topology_conf(topology_conf, compat)
         assert info.value.msg == expected
 
 
 def test_bad_isolate_machines_is_refused():
     """nimbus_test test-validate-topo-config-on-submit: a string machine count is refused."""
     with pytest.raises(InvalidTopologyException) as info:
-        port_conf.validate_topology_conf({"topology.isolate.machines": "2"}, "1.x")
+        validate_topology_conf({"topology.isolate.machines": "2"}, "1.x")
     assert info.value.msg == (
         "Field TOPOLOGY_ISOLATED_MACHINES must be an Integer within type range.")
 
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_unknown_keys_and_the_pynimbus_compat_key_are_not_validated(compat):
-    """Keys Storm's Config does not declare are accepted whatever their value."""
-    port_conf.validate_topology_conf({"my.key": [1, {"a": None}], "pynimbus.storm.compat": 5},
-                                     compat)
+    """Keys Storm's Config does not declare are accepted whatever their value (the same value
+    under a declared key is refused)."""
+    assert validate_topology_conf({"my.key": [1, {"a": None}], "pynimbus.storm.compat": 5},
+                                  compat) is None
+    with pytest.raises(InvalidTopologyException):
+        validate_topology_conf({"topology.workers": [1, {"a": None}]}, compat)
 
 
 def test_class_valued_keys_only_need_a_string():
     """pynimbus cannot load classes, so an implementation-of-class key only needs a string."""
-    port_conf.validate_topology_conf({"topology.scheduler.strategy": "no.such.Class"}, "1.x")
+    validate_topology_conf({"topology.scheduler.strategy": "no.such.Class"}, "1.x")
     with pytest.raises(InvalidTopologyException):
-        port_conf.validate_topology_conf({"topology.scheduler.strategy": None}, "1.x")
+        validate_topology_conf({"topology.scheduler.strategy": None}, "1.x")
 
 
 def test_parse_returns_the_object_in_document_order():
     """A JSON object comes back as a dict with its keys in document order."""
-    assert list(port_conf.parse_json_conf('{"z": 1, "a": [1, 2.5, null]}')) == ["z", "a"]
-    assert port_conf.parse_json_conf(b'{"a": true}') == {"a": True}
+    assert list(parse_json_conf('{"z": 1, "a": [1, 2.5, null]}')) == ["z", "a"]
+    assert parse_json_conf(b'{"a": true}') == {"a": True}
 
 
 @pytest.mark.parametrize("text", [None, "", "{", "[1, 2]", "5", "null", '"x"', "{'a': 1}",
                                   '{"a": NaN}'])
 def test_unparseable_or_non_object_conf_is_an_internal_error(text):
     """Storm fails such a jsonConf with an undeclared exception; pynimbus raises a ValueError."""
-    with pytest.raises(port_conf.TopologyConfError):
-        port_conf.parse_json_conf(text)
+    with pytest.raises(TopologyConfError):
+        parse_json_conf(text)
 
 
 def test_1x_cannot_read_an_integer_beyond_a_long():
     """json-simple reads integers as Long, so 2**63 is unreadable in 1.x but fine in 2.x."""
-    with pytest.raises(port_conf.TopologyConfError):
-        port_conf.parse_json_conf('{"a": 9223372036854775808}', "1.x")
-    assert port_conf.parse_json_conf('{"a": 9223372036854775808}', "2.x") == {"a": 2 ** 63}
+    with pytest.raises(TopologyConfError):
+        parse_json_conf('{"a": 9223372036854775808}', "1.x")
+    assert parse_json_conf('{"a": 9223372036854775808}', "2.x") == {"a": 2 ** 63}
 
 
 def component(json_conf):
@@ -332,24 +342,24 @@ SUBMITTED = {"topology.kryo.register": ["z.Z", "a.B"], "storm.id": "x-1-2",
 
 def test_1x_merges_kryo_registrations_in_clojure_order():
     """1.x merges every component's registrations and the topology's into one map."""
-    ret = port_conf.normalize_conf(default_config(), dict(SUBMITTED), kryo_topology(), "1.x")
-    assert port_conf.to_json(ret["topology.kryo.register"]) == (
+    ret = normalize_conf(default_config(), dict(SUBMITTED), kryo_topology(), "1.x")
+    assert to_json(ret["topology.kryo.register"]) == (
         '{"a.B":null,"c.D":"c.DSer","e.F":null,"g.H":"g.HSer","i.J":"i.JSer","z.Z":null}')
     assert ret["topology.kryo.decorators"] == ["dec1", "dec2", "dec3"]
 
 
 def test_2x_merges_kryo_registrations_into_a_hashmap():
     """2.x builds the registrations as a HashMap, so they come in hash order."""
-    ret = port_conf.normalize_conf(default_config(), dict(SUBMITTED), kryo_topology(), "2.x")
-    assert port_conf.to_json(ret["topology.kryo.register"]) == (
+    ret = normalize_conf(default_config(), dict(SUBMITTED), kryo_topology(), "2.x")
+    assert to_json(ret["topology.kryo.register"]) == (
         '{"g.H":"g.HSer","a.B":null,"i.J":"i.JSer","z.Z":null,"c.D":"c.DSer","e.F":null}')
     assert ret["topology.kryo.decorators"] == ["dec1", "dec2", "dec3"]
 
 
 def test_empty_kryo_register_is_null_in_1x_and_empty_in_2x():
     """With nothing registered 1.x writes null and 2.x {}; decorators are [] in both."""
-    one = port_conf.normalize_conf(default_config(), {"storm.id": "x"}, empty_topology(), "1.x")
-    two = port_conf.normalize_conf(default_config(), {"storm.id": "x"}, empty_topology(), "2.x")
+    one = normalize_conf(default_config(), {"storm.id": "x"}, empty_topology(), "1.x")
+    two = normalize_conf(default_config(), {"storm.id": "x"}, empty_topology(), "2.x")
     assert one["topology.kryo.register"] is None and two["topology.kryo.register"] == {}
     assert one["topology.kryo.decorators"] == [] == two["topology.kryo.decorators"]
 
@@ -358,9 +368,9 @@ def test_1x_falls_back_to_nimbus_lists_when_the_topology_has_none():
     """The topology's own list wins over nimbus's; nimbus's is used when the topology's is
     missing."""
     nimbus = dict(default_config(), **{"topology.kryo.decorators": ["n.Dec"]})
-    assert port_conf.normalize_conf(nimbus, {}, empty_topology(), "1.x")[
+    assert normalize_conf(nimbus, {}, empty_topology(), "1.x")[
         "topology.kryo.decorators"] == ["n.Dec"]
-    assert port_conf.normalize_conf(nimbus, {"topology.kryo.decorators": ["t.Dec"]},
+    assert normalize_conf(nimbus, {"topology.kryo.decorators": ["t.Dec"]},
                                     empty_topology(), "1.x")["topology.kryo.decorators"] == [
         "t.Dec"]
 
@@ -368,7 +378,7 @@ def test_1x_falls_back_to_nimbus_lists_when_the_topology_has_none():
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_executor_counts_come_from_the_merged_conf(compat):
     """Acker, eventlogger and max parallelism are the topology's values, else nimbus's."""
-    ret = port_conf.normalize_conf(default_config(), {"topology.acker.executors": 3},
+    ret = normalize_conf(default_config(), {"topology.acker.executors": 3},
                                    empty_topology(), compat)
     assert (ret["topology.acker.executors"], ret["topology.eventlogger.executors"],
             ret["topology.max.task.parallelism"]) == (3, 0, None)
@@ -379,7 +389,7 @@ def test_normalize_conf_leaves_its_arguments_alone(compat):
     """The topology conf, nimbus conf and topology passed in are not modified."""
     nimbus, submitted, topology = default_config(), dict(SUBMITTED), kryo_topology()
     copies = copy.deepcopy((nimbus, submitted, topology))
-    port_conf.normalize_conf(nimbus, submitted, topology, compat)
+    normalize_conf(nimbus, submitted, topology, compat)
     assert (nimbus, submitted, topology) == copies
 
 
@@ -390,7 +400,7 @@ def test_2x_forces_cluster_settings():
         "storm.cgroup.hierarchy.dir": "/cg", "worker.metrics": {"m": "c"},
         "storm.metrics.reporters": [{"class": "R"}],
         "storm.topology.metrics.system.reporters": [{"class": "S"}]})
-    ret = port_conf.normalize_conf(nimbus, {
+    ret = normalize_conf(nimbus, {
         "storm.workers.artifacts.dir": "/x", "storm.messaging.netty.authentication": True,
         "storm.cgroup.hierarchy.dir": "/mine", "topology.worker.timeout.secs": 900},
         empty_topology(), "2.x")
@@ -407,7 +417,7 @@ def test_2x_forces_cluster_settings():
 
 def test_1x_adds_none_of_the_2x_cluster_settings():
     """1.x keeps the artifacts dir and adds no TLS or cgroup keys."""
-    ret = port_conf.normalize_conf(default_config(), {"storm.workers.artifacts.dir": "/x"},
+    ret = normalize_conf(default_config(), {"storm.workers.artifacts.dir": "/x"},
                                    empty_topology(), "1.x")
     assert ret["storm.workers.artifacts.dir"] == "/x"
     assert "nimbus.thrift.client.use.tls" not in ret
@@ -416,7 +426,7 @@ def test_1x_adds_none_of_the_2x_cluster_settings():
 def test_1x_submitter_without_authentication():
     """No principal: empty principal, the OS user as submitter, no users, nimbus's superACL."""
     nimbus = dict(default_config(), **{"storm.zookeeper.superACL": "sasl:nimbus"})
-    ret = port_conf.submitter_fields({"storm.id": "x"}, nimbus, principal=None, os_user="storm",
+    ret = submitter_fields({"storm.id": "x"}, nimbus, principal=None, os_user="storm",
                                      compat="1.x")
     assert ret["topology.submitter.principal"] == ""
     assert ret["topology.submitter.user"] == "storm"
@@ -426,7 +436,7 @@ def test_1x_submitter_without_authentication():
 
 def test_1x_submitter_with_a_principal_and_listed_users():
     """The principal and its local user join the listed users, without repeats or nulls."""
-    ret = port_conf.submitter_fields({"topology.users": ["ann", None, "bob"]}, default_config(),
+    ret = submitter_fields({"topology.users": ["ann", None, "bob"]}, default_config(),
                                      principal="bob@REALM", os_user="storm", compat="1.x",
                                      local_user="bob")
     assert ret["topology.submitter.principal"] == "bob@REALM"
@@ -436,14 +446,14 @@ def test_1x_submitter_with_a_principal_and_listed_users():
 
 def test_1x_users_without_a_list_put_the_local_user_first():
     """With no topology.users, 1.x conj's onto nil: local user, then principal."""
-    ret = port_conf.submitter_fields({}, default_config(), principal="bob@REALM",
+    ret = submitter_fields({}, default_config(), principal="bob@REALM",
                                      os_user="storm", compat="1.x", local_user="bob")
     assert ret["topology.users"] == ["bob", "bob@REALM"]
 
 
 def test_2x_submitter_without_authentication_lists_null_as_a_user():
     """2.x adds the null principal to a HashSet, so topology.users is [null]."""
-    ret = port_conf.submitter_fields({}, default_config(), principal=None, os_user="storm",
+    ret = submitter_fields({}, default_config(), principal=None, os_user="storm",
                                      compat="2.x")
     assert ret["topology.users"] == [None]
     assert ret["topology.submitter.principal"] == ""
@@ -452,7 +462,7 @@ def test_2x_submitter_without_authentication_lists_null_as_a_user():
 
 def test_2x_submitter_principal_is_the_local_user():
     """2.x stores the principal's local name as topology.submitter.principal."""
-    ret = port_conf.submitter_fields({"topology.users": "ann"}, default_config(),
+    ret = submitter_fields({"topology.users": "ann"}, default_config(),
                                      principal="bob@REALM", os_user="storm", compat="2.x",
                                      local_user="bob")
     assert ret["topology.submitter.principal"] == "bob"
@@ -464,11 +474,11 @@ def test_zookeeper_topology_auth_is_dropped_without_zookeeper_auth_on_nimbus(com
     """The topology's ZooKeeper auth keys are removed unless nimbus uses ZooKeeper auth."""
     submitted = {"storm.zookeeper.topology.auth.scheme": "digest",
                  "storm.zookeeper.topology.auth.payload": "u:p"}
-    dropped = port_conf.submitter_fields(submitted, default_config(), compat=compat)
-    kept = port_conf.submitter_fields(
+    dropped = submitter_fields(submitted, default_config(), compat=compat)
+    kept = submitter_fields(
         submitted, dict(default_config(), **{"storm.zookeeper.auth.scheme": "digest"}),
         compat=compat)
-    jaas = port_conf.submitter_fields(submitted, default_config(), compat=compat,
+    jaas = submitter_fields(submitted, default_config(), compat=compat,
                                       jaas_login_configured=True)
     assert "storm.zookeeper.topology.auth.scheme" not in dropped
     assert kept["storm.zookeeper.topology.auth.payload"] == "u:p"
@@ -478,71 +488,71 @@ def test_zookeeper_topology_auth_is_dropped_without_zookeeper_auth_on_nimbus(com
 def test_2x_drops_the_classpath_beginning_unless_enabled():
     """2.x removes topology.classpath.beginning unless nimbus enables it; 1.x keeps it."""
     submitted = {"topology.classpath.beginning": "/x.jar"}
-    assert "topology.classpath.beginning" not in port_conf.submitter_fields(
+    assert "topology.classpath.beginning" not in submitter_fields(
         submitted, default_config(), compat="2.x")
-    assert port_conf.submitter_fields(
+    assert submitter_fields(
         submitted, dict(default_config(), **{"storm.topology.classpath.beginning.enabled": True}),
         compat="2.x")["topology.classpath.beginning"] == "/x.jar"
-    assert port_conf.submitter_fields(submitted, default_config(), compat="1.x")[
+    assert submitter_fields(submitted, default_config(), compat="1.x")[
         "topology.classpath.beginning"] == "/x.jar"
 
 
 def test_submitter_fields_take_compat_from_nimbus_conf():
     """Without a compat argument nimbus's pynimbus.storm.compat decides."""
     nimbus = dict(default_config(), **{"pynimbus.storm.compat": "2.x"})
-    assert port_conf.submitter_fields({}, nimbus, os_user="s")["topology.users"] == [None]
+    assert submitter_fields({}, nimbus, os_user="s")["topology.users"] == [None]
 
 
 def test_launch_user_is_checked_before_the_fallback_only_in_2x():
     """The run-as-user check sees the OS user in 1.x and None in 2.x without a principal."""
-    assert port_conf.launch_user(None, "storm", "1.x") == "storm"
-    assert port_conf.launch_user(None, "storm", "2.x") is None
-    assert port_conf.launch_user("bob", "storm", "2.x") == "bob"
+    assert launch_user(None, "storm", "1.x") == "storm"
+    assert launch_user(None, "storm", "2.x") is None
+    assert launch_user("bob", "storm", "2.x") == "bob"
 
 
 def test_java_string_hash_matches_java():
     """String.hashCode: "" is 0, "a" is 97, "topology.tasks" is Java's value."""
-    assert port_conf.java_string_hash("") == 0
-    assert port_conf.java_string_hash("a") == 97
-    assert port_conf.java_string_hash("polygenelubricants") == -2147483648
+    assert java_string_hash("") == 0
+    assert java_string_hash("a") == 97
+    assert java_string_hash("polygenelubricants") == -2147483648
 
 
 def test_java_hashmap_order_follows_buckets():
     """Keys iterate by bucket: a 12-key map in Java's order, which is not insertion order."""
     keys = ["topology.tasks", "topology.tick.tuple.freq.secs", "a", "b", "c", "d", "e", "f",
             "g", "h", "zeta", "topology.workers"]
-    assert port_conf.java_hashmap_order(keys) == [
+    assert java_hashmap_order(keys) == [
         "zeta", "a", "b", "c", "d", "topology.workers", "e", "f", "g", "h", "topology.tasks",
         "topology.tick.tuple.freq.secs"]
 
 
 def test_clojure_map_order_keeps_insertion_order_up_to_eight_keys():
     """An array map keeps insertion order; past 8 keys the hash order applies."""
-    assert port_conf.clojure_map_order(["z", "a", "m"]) == ["z", "a", "m"]
+    assert clojure_map_order(["z", "a", "m"]) == ["z", "a", "m"]
     keys = ["topology.tasks", "topology.tick.tuple.freq.secs", "a", "b", "c", "d", "e", "f",
             "g", "h", "zeta", "topology.workers"]
-    assert port_conf.clojure_map_order(keys) == [
+    assert clojure_map_order(keys) == [
         "d", "f", "e", "topology.tasks", "topology.workers", "zeta", "a", "b",
         "topology.tick.tuple.freq.secs", "g", "h", "c"]
 
 
 def test_java_double_to_string():
     """Doubles print as Java does: 1.0E10, 0.001, 1.0E-4, 1.23456789E7, 2.0."""
-    assert [port_conf.java_double_to_string(x) for x in (1e10, 0.001, 1e-4, 12345678.9, 2.0,
+    assert [java_double_to_string(x) for x in (1e10, 0.001, 1e-4, 12345678.9, 2.0,
                                                          -0.0, 1234567.5)] == [
         "1.0E10", "0.001", "1.0E-4", "1.23456789E7", "2.0", "-0.0", "1234567.5"]
 
 
 def test_to_json_escapes_like_json_simple():
     """Slashes, quotes and control characters are escaped; output has no spaces."""
-    assert port_conf.to_json({"a/b": ['x"y', "\u0001", "\u2028", None, True, 1.5]}) == (
+    assert to_json({"a/b": ['x"y', "\u0001", "\u2028", None, True, 1.5]}) == (
         '{"a\\/b":["x\\"y","\\u0001","\\u2028",null,true,1.5]}')
 
 
 def test_get_int_reads_like_object_reader():
     """ObjectReader.getInt: ints, numeric strings, the default for None; doubles refused."""
-    assert port_conf.get_int(3) == 3 and port_conf.get_int("-4") == -4
-    assert port_conf.get_int(None, 7) == 7
+    assert get_int(3) == 3 and get_int("-4") == -4
+    assert get_int(None, 7) == 7
     for bad in (2.0, True, 2 ** 31, "x"):
         with pytest.raises(ValueError):
-            port_conf.get_int(bad)
+            get_int(bad)

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from pynimbus.clojure_port import conf as port_conf
 from pynimbus.clojure_port import system_topology
+from pynimbus.clojure_port.normalize_conf import normalize_conf
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
     NullStruct, ShellComponent, SpoutSpec, StateSpoutSpec, StormTopology, StreamInfo)
@@ -129,7 +129,7 @@ def test_shared_ids(spouts, bolts, state_spouts, expected_1x, expected_2x):
 def normalized_kryo(compat, spout_conf=None, bolt_conf=None):
     kryo_topology = topo({"b": bolt([("s", "default")], conf=bolt_conf)},
                          {"s": spout(conf=spout_conf)})
-    conf = port_conf.normalize_conf(
+    conf = normalize_conf(
         {"topology.kryo.register": None, "topology.kryo.decorators": []}, {}, kryo_topology,
         compat)
     return conf["topology.kryo.register"], conf["topology.kryo.decorators"]

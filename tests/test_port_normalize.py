@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from pynimbus.clojure_port.normalize import component_parallelism, normalize_topology
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, SpoutSpec, StateSpoutSpec, StormTopology)
 

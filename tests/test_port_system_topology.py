@@ -12,7 +12,7 @@ import pytest
 from pynimbus.clojure_port import java_serialized
 from pynimbus.clojure_port import system_topology as st
 from pynimbus.clojure_port.normalize import normalize_topology
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
     NullStruct, SpoutSpec, StateSpoutSpec, StormTopology, StreamInfo)
@@ -367,8 +367,12 @@ def test_2x_accepts_grouping_fields_of_another_stream_of_the_source():
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_valid_fields_grouping_passes(compat):
-    """integration_test mk-validate-topology-1: grouping on an existing field is accepted."""
-    built(_one_input("1", "default", ["word"]), compat)
+    """integration_test mk-validate-topology-1: grouping on an existing field is accepted (a
+    missing one is not)."""
+    system = built(_one_input("1", "default", ["word"]), compat)
+    assert system.bolts["2"].common.inputs[GlobalStreamId("1", "default")].fields == ["word"]
+    with pytest.raises(InvalidTopologyException):
+        built(_one_input("1", "default", ["nope"]), compat)
 
 
 def test_component_executors_are_the_parallelism_hints():
@@ -404,9 +408,15 @@ def one_spout(p, tasks=None):
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
 def test_topology_size_within_limits_passes(compat):
-    """nimbus_test test-submit-invalid: 5 executors and 8 workers fit limits of 8 and 8."""
+    """nimbus_test test-submit-invalid: 5 executors and 8 workers fit limits of 8 and 8 (and
+    not limits of 4)."""
     limits = {"nimbus.executors.perTopology": 8, "nimbus.slots.perTopology": 8}
-    st.validate_topology_size({"topology.workers": 8}, limits, one_spout(5, 5), compat)
+    assert st.validate_topology_size({"topology.workers": 8}, limits, one_spout(5, 5),
+                                     compat) is None
+    for key in limits:
+        with pytest.raises(InvalidTopologyException):
+            st.validate_topology_size({"topology.workers": 8}, dict(limits, **{key: 4}),
+                                      one_spout(5, 5), compat)
 
 
 @pytest.mark.parametrize("compat", ["1.x", "2.x"])
@@ -442,10 +452,15 @@ def test_size_checks_run_in_each_generations_order():
 
 
 def test_2x_skips_the_workers_limit_under_the_resource_aware_scheduler():
-    """Under RAS 2.x does not check nimbus.slots.perTopology."""
+    """Under RAS 2.x does not check nimbus.slots.perTopology (under the default scheduler
+    it does)."""
     limits = {"nimbus.slots.perTopology": 1,
               "storm.scheduler": "org.apache.storm.scheduler.resource.ResourceAwareScheduler"}
-    st.validate_topology_size({"topology.workers": 5}, limits, one_spout(1), "2.x")
+    assert st.validate_topology_size({"topology.workers": 5}, limits, one_spout(1),
+                                     "2.x") is None
+    with pytest.raises(InvalidTopologyException):
+        st.validate_topology_size({"topology.workers": 5}, {"nimbus.slots.perTopology": 1},
+                                  one_spout(1), "2.x")
 
 
 def test_missing_workers_count_as_one():

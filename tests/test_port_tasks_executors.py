@@ -6,7 +6,7 @@ import pytest
 from pynimbus.clojure_port import executors, tasks
 from pynimbus.clojure_port.normalize import normalize_topology
 from pynimbus.clojure_port.system_topology import component_executors, system_topology
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, NullStruct, SpoutSpec,
     StormTopology, StreamInfo)

@@ -9,10 +9,10 @@ import json
 import pytest
 
 from pynimbus.clojure_port import tasks
-from pynimbus.clojure_port.conf import validate_component_counts, validate_topology_conf
+from pynimbus.clojure_port.conf_validation import validate_component_counts, validate_topology_conf
 from pynimbus.clojure_port.normalize import normalize_topology, validate_component_confs
 from pynimbus.clojure_port.system_topology import system_topology
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
     NullStruct, SpoutSpec, StormTopology, StreamInfo)
@@ -89,9 +89,13 @@ def test_component_count_outside_storms_range_is_refused(compat, conf, message):
 
 @BOTH
 def test_component_counts_storm_accepts_pass(compat):
-    """0 tasks, int32's maximum and keys that are not counts are left alone."""
-    validate_component_counts("words", {"topology.tasks": 0, "topology.workers": 2 ** 40,
-                                        "topology.max.task.parallelism": 2 ** 31 - 1}, compat)
+    """0 tasks, int32's maximum and keys that are not counts are left alone (one past
+    int32's maximum is not)."""
+    assert validate_component_counts(
+        "words", {"topology.tasks": 0, "topology.workers": 2 ** 40,
+                  "topology.max.task.parallelism": 2 ** 31 - 1}, compat) is None
+    with pytest.raises(InvalidTopologyException):
+        validate_component_counts("words", {"topology.max.task.parallelism": 2 ** 31}, compat)
 
 
 def test_2x_reads_a_numeric_string_as_getint_does():
@@ -150,9 +154,12 @@ def test_a_topology_at_the_cap_is_accepted_one_more_task_is_refused(compat):
 
 
 def test_no_cap_when_the_setting_is_none():
-    """``pynimbus.topology.max.tasks: null`` turns the cap off."""
-    tasks.validate_num_tasks(system_of(words(hint=10 ** 6), "1.x"),
-                             {tasks.MAX_TASKS_PER_TOPOLOGY: None})
+    """``pynimbus.topology.max.tasks: null`` turns the cap off (a cap of a million refuses
+    the same topology)."""
+    system = system_of(words(hint=10 ** 6), "1.x")
+    assert tasks.validate_num_tasks(system, {tasks.MAX_TASKS_PER_TOPOLOGY: None}) is None
+    with pytest.raises(InvalidTopologyException):
+        tasks.validate_num_tasks(system, {tasks.MAX_TASKS_PER_TOPOLOGY: 10 ** 6})
 
 
 @BOTH

@@ -238,7 +238,7 @@ def test_mirror_decodes_a_value_once_per_change():
 
 def zookeeper_state(zookeeper, tmp_path, root):
     from pynimbus.cluster.zk_backend import ZooKeeperBackend
-    from pynimbus.config import default_config
+    from pynimbus.common.config import default_config
     conf = default_config()
     conf.update(zookeeper.storm_conf())
     conf.update({"storm.local.dir": str(tmp_path), "storm.zookeeper.root": root,

@@ -22,7 +22,7 @@ from pynimbus.generated.storm.ttypes import (
     InvalidTopologyException, RebalanceOptions, StormTopology, TopologyStatus)
 from pynimbus.handlers.lifecycle import (
     check_executor_overrides_1x, check_executor_overrides_2x, check_num_workers_2x)
-from pynimbus.monitor import ResourceBook
+from pynimbus.nimbus.monitor import ResourceBook
 from test_nimbus_scenarios import bolt, made_clusters, spout, topology
 from test_topology_counts import capped_cluster_class
 

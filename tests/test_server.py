@@ -1,4 +1,4 @@
-"""In-process tests of pynimbus.server: framing, dispatch and error mapping, no real network.
+"""In-process tests of pynimbus.thrift.server: framing, dispatch and error mapping, no real network.
 
 Each test builds a ``ThriftServerFactory`` around ``NimbusHandler`` composed of a tiny stub
 concern, connects protocols to Twisted's ``StringTransport`` and feeds them bytes written by the
@@ -19,7 +19,7 @@ from twisted.internet.testing import StringTransport
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import AuthorizationException, NotAliveException
 from pynimbus.handlers import NimbusHandler, declared_exceptions
-from pynimbus.server import ThriftServerFactory
+from pynimbus.thrift.server import ThriftServerFactory
 
 FRAME_LIMIT = 4096
 BUFFERED_LIMIT = 3000
@@ -250,7 +250,7 @@ def test_argument_of_mismatched_type_is_skipped_like_java(conn, stub):
 
 def test_oversized_frame_closes_connection_and_logs(conn, caplog):
     """A frame length above nimbus.thrift.max_buffer_size closes the connection and is logged."""
-    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+    with caplog.at_level(logging.WARNING, logger="pynimbus.thrift.server"):
         conn.send(struct.pack("!i", FRAME_LIMIT + 1) + b"\x80\x01\x00\x01")
     assert conn.closed
     assert conn.transport.value() == b""
@@ -273,7 +273,7 @@ def test_frame_at_the_limit_is_served(conn):
 
 def test_zero_length_frame_closes_connection(conn, caplog):
     """A zero-length frame closes the connection (as libthrift's server does) and is logged."""
-    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+    with caplog.at_level(logging.WARNING, logger="pynimbus.thrift.server"):
         conn.send(b"\x00\x00\x00\x00")
     assert conn.closed and conn.transport.value() == b""
     assert any("empty frame" in r.getMessage() for r in caplog.records)
@@ -388,7 +388,7 @@ def test_partial_frame_without_more_bytes_for_the_timeout_closes_the_connection(
     conn.send(payload[100:200])
     clock.advance(PARTIAL_FRAME_TIMEOUT - 1)
     assert not conn.closed and factory.buffered_bytes == 2000
-    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+    with caplog.at_level(logging.WARNING, logger="pynimbus.thrift.server"):
         clock.advance(1)
     assert conn.closed and conn.transport.value() == b""
     assert factory.buffered_bytes == 0
@@ -431,7 +431,7 @@ def test_frame_that_does_not_fit_the_budget_closes_the_stalest_partial_frame(
     active.send(active_frame[:100])
     active.send(active_frame[100:200])
     newcomer = Connection(budget_factory, 40012)
-    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+    with caplog.at_level(logging.WARNING, logger="pynimbus.thrift.server"):
         newcomer.send(frame(padded_call(1001)))
     assert stalest.closed and not active.closed and not newcomer.closed
     assert newcomer.replies()[0].body.success is True
@@ -447,7 +447,7 @@ def test_frame_longer_than_the_whole_budget_is_refused(budget_factory, caplog):
     other = Connection(budget_factory, 40013)
     other.send(frame(padded_call(2000))[:100])
     greedy = Connection(budget_factory, 40014)
-    with caplog.at_level(logging.WARNING, logger="pynimbus.server"):
+    with caplog.at_level(logging.WARNING, logger="pynimbus.thrift.server"):
         greedy.send(struct.pack("!I", BUFFERED_LIMIT + 1))
     assert greedy.closed and not other.closed
     assert any("max_buffered_bytes" in r.getMessage() for r in caplog.records)

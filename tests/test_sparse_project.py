@@ -8,8 +8,8 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.transport.TTransport import TMemoryBuffer
 
 from sparse_projects import finite_word_count, quickstart, write_files
-from pynimbus import sparse_project
 from pynimbus.generated.storm.ttypes import StormTopology
+from pynimbus.tools import sparse_project
 
 
 def thrift_bytes(struct):

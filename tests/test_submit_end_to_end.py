@@ -17,10 +17,10 @@ import pytest
 from nimbus_process import NimbusProcess, free_port
 from sparse_projects import expected_counts, final_counts, finite_word_count, quickstart
 from pynimbus_path import child_env
-from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
+from pynimbus.thrift.client import NimbusClient
 
 VENV_BIN = os.path.dirname(sys.executable)  # where pip put streamparse_run
 

@@ -18,11 +18,11 @@ from supervisor_process import SupervisorProcess
 from test_supervisor_end_to_end import listening, worker_pids_of
 from test_worker_process import all_time, submit
 from worker_topologies import CORPUS, expected_counts, final_counts, word_count, word_count_jar
-from pynimbus.client import NimbusClient, SupervisorClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.generated.storm.ttypes import KillOptions, NotAliveException, RebalanceOptions
 from pynimbus.supervisor import daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
+from pynimbus.thrift.client import NimbusClient, SupervisorClient
 
 # tens of seconds each (tox -e slow, which CI runs, not the default run)
 pytestmark = [pytest.mark.zookeeper, pytest.mark.slow]

@@ -19,12 +19,13 @@ from twisted.internet import defer, task
 
 from nimbus_process import nimbus_on_zookeeper
 from test_nimbus_scenarios import spout, topology
-from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
 from pynimbus.cluster.serialization import deserialize
+from pynimbus.common import local_dirs
+from pynimbus.common.stored_topology import from_compressed_json_conf
 from pynimbus.generated.storm.ttypes import KillOptions, StormTopology
 from pynimbus.supervisor import assignments, code, registration
-from pynimbus.topology_store import from_compressed_json_conf
+from pynimbus.thrift.client import NimbusClient
 
 HELLO = b"print('hello from resources')\n"
 
@@ -128,11 +129,11 @@ def test_extract_refuses_an_escaping_entry_and_writes_nothing(tmp_path, evil):
 def test_stormdist_root_url_encodes_the_id_and_refuses_dots(tmp_path):
     """The directory is the Java-URL-encoded id; ids that are "." or ".." name no directory."""
     conf = {"storm.local.dir": str(tmp_path)}
-    assert code.supervisor_stormdist_root(conf, "wc a/b-1-2") == str(
+    assert local_dirs.supervisor_stormdist_root(conf, "wc a/b-1-2") == str(
         tmp_path / "supervisor" / "stormdist" / "wc+a%2Fb-1-2")
     for bad in (".", "..", ""):
         with pytest.raises(ValueError):
-            code.supervisor_stormdist_root(conf, bad)
+            local_dirs.supervisor_stormdist_root(conf, bad)
 
 
 # -- against a real pynimbus dev on a real ZooKeeper ------------------------------------------
@@ -218,7 +219,7 @@ def test_registered_supervisor_gets_and_downloads_its_topology(
 
         stormroot = code.download_storm_code(supervisor_conf, storm_id, client)
 
-    assert stormroot == code.supervisor_stormdist_root(supervisor_conf, storm_id)
+    assert stormroot == local_dirs.supervisor_stormdist_root(supervisor_conf, storm_id)
     assert sorted(os.listdir(stormroot)) == [
         "resources", "stormcode.ser", "stormconf.ser", "stormjar.jar"]
     with open(os.path.join(stormroot, "stormjar.jar"), "rb") as f:
@@ -229,7 +230,7 @@ def test_registered_supervisor_gets_and_downloads_its_topology(
         assert from_compressed_json_conf(f.read())["topology.name"] == "hello"
     with open(os.path.join(stormroot, "resources", "hello.py"), "rb") as f:
         assert f.read() == HELLO
-    assert os.listdir(code.supervisor_tmp_dir(supervisor_conf)) == []
+    assert os.listdir(local_dirs.supervisor_tmp_dir(supervisor_conf)) == []
 
     # Again, as Twisted code calls it: the directory is there, so it is kept as it is.
     os.remove(os.path.join(stormroot, "stormconf.ser"))
@@ -250,8 +251,8 @@ def test_zip_slip_jar_is_refused_and_nothing_installed(
         with pytest.raises(code.UnsafeJarEntry, match="escaped.py"):
             code.download_storm_code(supervisor_conf, storm_id, client)
         client.killTopologyWithOpts("slip", KillOptions(wait_secs=0))
-    assert not os.path.exists(code.supervisor_stormdist_root(supervisor_conf, storm_id))
-    assert os.listdir(code.supervisor_tmp_dir(supervisor_conf)) == []
+    assert not os.path.exists(local_dirs.supervisor_stormdist_root(supervisor_conf, storm_id))
+    assert os.listdir(local_dirs.supervisor_tmp_dir(supervisor_conf)) == []
     escaped = [os.path.join(d, f) for d, _, files in os.walk(tmp_path) for f in files
                if f == "escaped.py"]
     assert escaped == []
@@ -263,4 +264,4 @@ def test_missing_blob_fails_the_download_with_its_key(nimbus, supervisor_conf):
     with NimbusClient("127.0.0.1", nimbus.port, timeout=10) as client:
         with pytest.raises(code.CodeDownloadFailed, match="nope-1-1-stormjar.jar"):
             code.download_storm_code(supervisor_conf, "nope-1-1", client)
-    assert not os.path.exists(code.supervisor_stormdist_root(supervisor_conf, "nope-1-1"))
+    assert not os.path.exists(local_dirs.supervisor_stormdist_root(supervisor_conf, "nope-1-1"))

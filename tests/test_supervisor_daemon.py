@@ -21,11 +21,12 @@ from twisted.python import failure
 
 from nimbus_process import NimbusProcess
 from supervisor_process import SupervisorProcess, shared_store_option
-from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
+from pynimbus.common import local_dirs
 from pynimbus.generated.storm.ttypes import Assignment, NodeInfo
-from pynimbus.supervisor import code, daemon, registration, worker_dirs
+from pynimbus.supervisor import daemon, registration, worker_dirs
 from pynimbus.supervisor.daemon import SupervisorDaemon, process_alive
+from pynimbus.thrift.client import NimbusClient
 
 STANDIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "standin_worker.py")
 STORM_ID = "wc-1-1700000000"
@@ -123,7 +124,7 @@ def supervisors(embedded_conf, tmp_path, state, clock):
 
 def install_code(conf, storm_id=STORM_ID):
     """Put a topology's code in stormdist as a download would (no Nimbus in these tests)."""
-    root = code.supervisor_stormdist_root(conf, storm_id)
+    root = local_dirs.supervisor_stormdist_root(conf, storm_id)
     os.makedirs(os.path.join(root, "resources"))
     for name in ("stormjar.jar", "stormcode.ser", "stormconf.ser"):
         open(os.path.join(root, name), "wb").close()
@@ -160,7 +161,7 @@ def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, cl
     supervisor = supervisors.start(conf, "sup-a")
     worker_id, pids = running_worker(conf, wait_until)
     [argv] = supervisors.launches
-    conf_path = os.path.join(worker_dirs.worker_root(conf, worker_id),
+    conf_path = os.path.join(local_dirs.worker_root(conf, worker_id),
                              daemon.WORKER_CONF_FILE)
     assert argv == [sys.executable, "-m", "pynimbus.worker", "--conf", conf_path,
                     STORM_ID, "sup-a", "6700", worker_id]
@@ -171,10 +172,10 @@ def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, cl
     artifacts = os.path.join(conf["storm.local.dir"], "logs", "workers-artifacts", STORM_ID,
                              "6700")
     assert os.path.exists(os.path.join(artifacts, "worker.log"))
-    root = worker_dirs.worker_root(conf, worker_id)
+    root = local_dirs.worker_root(conf, worker_id)
     assert os.path.realpath(os.path.join(root, "artifacts")) == os.path.realpath(artifacts)
     assert os.path.realpath(os.path.join(root, "resources")) == os.path.realpath(
-        os.path.join(code.supervisor_stormdist_root(conf, STORM_ID), "resources"))
+        os.path.join(local_dirs.supervisor_stormdist_root(conf, STORM_ID), "resources"))
     assert os.path.isdir(os.path.join(root, "tmp"))
     assert state.supervisor_info("sup-a").used_ports == []  # written before the first sync
     clock.advance(conf["supervisor.heartbeat.frequency.secs"])
@@ -211,7 +212,7 @@ def test_a_worker_killed_with_sigkill_is_replaced_and_its_child_killed(
     wait_until(lambda: not any(process_alive(pid) for pid in pids), what="the child's death")
     new_id, _ = running_worker(conf, wait_until)
     assert new_id != worker_id and len(supervisors.launches) == 2
-    assert not os.path.exists(worker_dirs.worker_root(conf, worker_id))
+    assert not os.path.exists(local_dirs.worker_root(conf, worker_id))
     assert worker_dirs.ApprovedWorkers(conf).get() == {new_id: 6700}
 
 
@@ -243,7 +244,7 @@ def test_unassigned_topology_is_killed_and_its_code_removed(supervisors, state, 
     state.remove_storm(STORM_ID)
     sync_now(supervisor, clock)
     wait_until(lambda: not any(process_alive(pid) for pid in pids), what="the worker's end")
-    assert os.path.exists(worker_dirs.worker_root(conf, worker_id))  # until the sleep is over
+    assert os.path.exists(local_dirs.worker_root(conf, worker_id))  # until the sleep is over
     clock.advance(conf["supervisor.worker.shutdown.sleep.secs"])
     assert worker_dirs.worker_ids(conf) == [] and worker_dirs.ApprovedWorkers(conf).get() == {}
     assert not os.path.exists(stormroot) and supervisor.children == {}
@@ -268,12 +269,12 @@ def test_a_worker_ignoring_sigterm_gets_sigkill_after_the_shutdown_sleep(
     child_pid = [pid for pid in pids if pid != worker_pid][0]
     wait_until(lambda: not process_alive(child_pid), what="the child's end on SIGTERM")
     assert process_alive(worker_pid)
-    assert os.path.exists(worker_dirs.worker_root(conf, worker_id))
+    assert os.path.exists(local_dirs.worker_root(conf, worker_id))
     clock.advance(conf["supervisor.worker.shutdown.sleep.secs"])
     supervisor_child_gone = supervisors.daemons[0].children == {}
     wait_until(lambda: not process_alive(worker_pid), what="the worker's end on SIGKILL")
     assert supervisor_child_gone
-    assert not os.path.exists(worker_dirs.worker_root(conf, worker_id))
+    assert not os.path.exists(local_dirs.worker_root(conf, worker_id))
 
 
 def test_a_restarted_supervisor_adopts_its_running_workers(supervisors, state, clock,
@@ -329,10 +330,10 @@ def test_a_stray_worker_dir_is_removed(supervisors, state, clock):
 def test_start_empties_supervisor_tmp(supervisors):
     """A half download left in supervisor/tmp by a crash is removed at start."""
     conf = supervisors.conf("a", [6700])
-    leftover = os.path.join(code.supervisor_tmp_dir(conf), "half")
+    leftover = os.path.join(local_dirs.supervisor_tmp_dir(conf), "half")
     os.makedirs(leftover)
     supervisors.start(conf, "sup-a")
-    assert os.listdir(code.supervisor_tmp_dir(conf)) == []
+    assert os.listdir(local_dirs.supervisor_tmp_dir(conf)) == []
 
 
 def test_code_that_cannot_be_downloaded_launches_nothing(supervisors, state):
@@ -342,7 +343,7 @@ def test_code_that_cannot_be_downloaded_launches_nothing(supervisors, state):
     supervisor = supervisors.start(conf, "sup-a")
     assert supervisors.launches == [] and supervisor.assigned.keys() == {6700}
     assert state.supervisor_info("sup-a").meta == [6700]  # registered all the same
-    assert not os.path.exists(code.supervisor_stormdist_root(conf, STORM_ID))
+    assert not os.path.exists(local_dirs.supervisor_stormdist_root(conf, STORM_ID))
 
 
 # -- `pynimbus supervisor` beside `pynimbus dev`, sharing the embedded store ---------------------
@@ -392,7 +393,7 @@ def test_two_topologies_on_one_port_change_nothing(supervisors, state, clock, wa
     sync_now(supervisor, clock)
     assert worker_dirs.worker_ids(conf) == [worker_id] and len(supervisors.launches) == 1
     assert all(process_alive(pid) for pid in pids)
-    assert os.path.exists(code.supervisor_stormdist_root(conf, STORM_ID))
+    assert os.path.exists(local_dirs.supervisor_stormdist_root(conf, STORM_ID))
 
 
 def test_names_from_outside_never_become_paths(tmp_path):
@@ -404,11 +405,11 @@ def test_names_from_outside_never_become_paths(tmp_path):
     assert worker_dirs.worker_ids(conf) == []
     for bad in ("..", "../x", "/etc", ""):
         with pytest.raises(ValueError):
-            worker_dirs.worker_root(conf, bad)
-    assert worker_dirs.worker_artifacts_root(conf, "a/../b", 6700) == os.path.join(
+            local_dirs.worker_root(conf, bad)
+    assert local_dirs.worker_artifacts_root(conf, "a/../b", 6700) == os.path.join(
         str(tmp_path), "logs", "workers-artifacts", "a%2F..%2Fb", "6700")
     with pytest.raises(ValueError):
-        worker_dirs.worker_artifacts_root(conf, "..", 6700)
+        local_dirs.worker_artifacts_root(conf, "..", 6700)
 
 
 def test_an_id_that_names_no_directory_is_not_run(supervisors):
@@ -447,8 +448,8 @@ def test_worker_dirs_that_are_gone_or_not_directories_list_nothing(tmp_path):
     conf = {"storm.local.dir": str(tmp_path)}
     assert worker_dirs.worker_ids(conf) == []
     worker_id = "f34691e5-10e3-4328-978e-890380b08972"
-    os.makedirs(worker_dirs.worker_root(conf, worker_id))
+    os.makedirs(local_dirs.worker_root(conf, worker_id))
     assert worker_dirs.worker_ids(conf) == [worker_id]
     assert worker_dirs.worker_pids(conf, worker_id) == []
-    open(worker_dirs.worker_pids_root(conf, worker_id), "w").close()
+    open(local_dirs.worker_pids_root(conf, worker_id), "w").close()
     assert worker_dirs.worker_pids(conf, worker_id) == []

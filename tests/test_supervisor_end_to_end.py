@@ -23,10 +23,11 @@ from test_worker_process import MSGPACK_SERIALIZER, submit
 from worker_topologies import (
     CORPUS, STORM_PY_SCRIPTS, WORD_COUNT_SCRIPTS, expected_counts, final_counts,
     storm_py_or_skip, word_count, word_count_jar)
-from pynimbus.client import NimbusClient
+from pynimbus.common import local_dirs
 from pynimbus.generated.storm.ttypes import KillOptions
-from pynimbus.supervisor import code, daemon, worker_dirs
+from pynimbus.supervisor import daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
+from pynimbus.thrift.client import NimbusClient
 
 # tens of seconds (tox -e slow, which CI runs, not the default run)
 pytestmark = pytest.mark.slow
@@ -79,7 +80,7 @@ def kill_and_wait_gone(nimbus_port, supervisors, storm_id, seen_pids, wait_until
 
     def all_gone():
         return all(worker_dirs.worker_ids({"storm.local.dir": s.local_dir}) == [] and
-                   not os.path.exists(code.supervisor_stormdist_root(
+                   not os.path.exists(local_dirs.supervisor_stormdist_root(
                        {"storm.local.dir": s.local_dir}, storm_id))
                    for s in supervisors)
     wait_until(all_gone, timeout=60, what="every worker and code dir removed")

@@ -24,11 +24,11 @@ from supervisor_process import SupervisorProcess
 from test_supervisor_end_to_end import listening, worker_pids_of
 from test_worker_process import submit
 from worker_topologies import common, shell, word_count_jar
-from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import (
     Bolt, GlobalStreamId, Grouping, KillOptions, NullStruct, SpoutSpec, StormTopology)
 from pynimbus.supervisor import daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
+from pynimbus.thrift.client import NimbusClient
 from pynimbus.worker.daemon import EXIT_CODE_CHILD_DIED
 
 FAULT_SCRIPTS = ("numbered_spout.py", "id_sink_bolt.py", "wc_sentence_spout.py")

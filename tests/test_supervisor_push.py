@@ -1,4 +1,4 @@
-"""In-process tests of pynimbus.supervisor_push: the Supervisor Thrift client on a memory
+"""In-process tests of pynimbus.nimbus.supervisor_push: the Supervisor Thrift client on a memory
 reactor (what it writes, how it ends a call that gets no answer) and its queue (one push in
 flight per node, the newest waiting, limits, stop), without a network or sleeps."""
 # test-case-name: tests.test_supervisor_push
@@ -9,7 +9,6 @@ import struct
 from thrift.protocol.TBinaryProtocol import TBinaryProtocol
 from thrift.Thrift import TMessageType
 from thrift.transport.TTransport import TMemoryBuffer
-from twisted.internet import defer
 from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionRefusedError
 from twisted.internet.testing import MemoryReactorClock, StringTransport
@@ -18,7 +17,7 @@ from pynimbus.clojure_port.supervisor_assignments import NodeAssignments
 from pynimbus.generated.storm import Supervisor
 from pynimbus.generated.storm.ttypes import (
     Assignment, AuthorizationException, NodeInfo, SupervisorAssignments)
-from pynimbus.supervisor_push import SupervisorPusher
+from pynimbus.nimbus.supervisor_push import SupervisorPusher
 
 CONF = {"supervisor.thrift.socket.timeout.ms": 2000, "nimbus.assignments.service.threads": 2,
         "nimbus.assignments.service.thread.queue.size": 2}
@@ -107,7 +106,7 @@ def test_push_sends_one_framed_call_with_the_assignments_then_closes():
 def test_node_without_server_port_is_skipped(caplog):
     """No server_port: no connection, a warning naming the node."""
     sups = Supervisors()
-    with caplog.at_level(logging.WARNING, "pynimbus.supervisor_push"):
+    with caplog.at_level(logging.WARNING, "pynimbus.nimbus.supervisor_push"):
         sups.pusher.push([push(port=None)])
     assert sups.attempts() == [] and sups.pusher.dropped == 1
     assert "n1" in caplog.text and "server_port" in caplog.text
@@ -119,7 +118,7 @@ def test_unanswered_call_is_dropped_after_the_timeout_and_logged(caplog):
     sups = Supervisors()
     sups.pusher.push([push()])
     proto, transport = sups.accept(0)
-    with caplog.at_level(logging.ERROR, "pynimbus.supervisor_push"):
+    with caplog.at_level(logging.ERROR, "pynimbus.nimbus.supervisor_push"):
         sups.reactor.advance(1.9)
         assert sups.pusher.failed == 0 and not transport.disconnecting
         sups.reactor.advance(0.2)
@@ -134,7 +133,7 @@ def test_unanswered_call_is_dropped_after_the_timeout_and_logged(caplog):
 def test_refused_connection_and_supervisor_exception_are_logged_failures(caplog):
     """A refused connection or an AuthorizationException reply counts as one failure each."""
     sups = Supervisors()
-    with caplog.at_level(logging.ERROR, "pynimbus.supervisor_push"):
+    with caplog.at_level(logging.ERROR, "pynimbus.nimbus.supervisor_push"):
         sups.pusher.push([push("n1"), push("n2")])
         sups.refuse(0)
         proto, transport = sups.accept(1)
@@ -177,7 +176,7 @@ def test_pushes_beyond_the_queue_are_dropped(caplog):
     """At most threads x queue size pushes wait; more are dropped with a warning."""
     sups = Supervisors(dict(CONF, **{"nimbus.assignments.service.threads": 1,
                                      "nimbus.assignments.service.thread.queue.size": 1}))
-    with caplog.at_level(logging.WARNING, "pynimbus.supervisor_push"):
+    with caplog.at_level(logging.WARNING, "pynimbus.nimbus.supervisor_push"):
         sups.pusher.push([push("n1"), push("n2"), push("n3")])
     assert sups.pusher.dropped == 1 and "n3" in caplog.text
 
@@ -199,8 +198,8 @@ def test_stop_aborts_what_is_in_flight_and_drops_what_waits():
 
 def test_only_a_2x_nimbus_pushes():
     """1.2.4 supervisors read ZooKeeper: a 1.x nimbus has no pusher; a 2.x one has."""
-    from pynimbus.config import default_config
-    from pynimbus.nimbus import NimbusDaemon
+    from pynimbus.common.config import default_config
+    from pynimbus.nimbus.daemon import NimbusDaemon
     reactor = MemoryReactorClock()
     assert NimbusDaemon(default_config("1.x"), reactor).supervisor_push is None
     pusher = NimbusDaemon(default_config("2.x"), reactor).supervisor_push

@@ -5,8 +5,8 @@ import pytest
 from twisted.internet import defer, task
 
 from pynimbus.cluster import StormClusterState, make_backend
+from pynimbus.common.local_state import LocalState
 from pynimbus.generated.storm.ttypes import LSSupervisorId
-from pynimbus.local_state import LocalState
 from pynimbus.supervisor import registration
 
 

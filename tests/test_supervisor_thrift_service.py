@@ -14,15 +14,15 @@ from thrift.Thrift import TApplicationException
 from twisted.internet import defer
 
 from loopback_reactor import LOOPBACK, close_reactor, new_reactor, spin_until
-from pynimbus.client import SupervisorClient
-from pynimbus.config import ConfigError
+from pynimbus.common import local_dirs
+from pynimbus.common.config import ConfigError
+from pynimbus.common.stored_topology import to_compressed_json_conf
 from pynimbus.generated.storm.ttypes import (
     Assignment, AuthorizationException, ExecutorInfo, NodeInfo, NotAliveException,
     SupervisorAssignments, SupervisorWorkerHeartbeat)
-from pynimbus.supervisor import code
 from pynimbus.supervisor.thrift_service import (
     SupervisorAuthorization, SupervisorService, supervisor_server_factory)
-from pynimbus.topology_store import to_compressed_json_conf
+from pynimbus.thrift.client import SupervisorClient
 
 AUTHORIZERS = "org.apache.storm.security.auth.authorizer."
 SUPERVISOR_ACL = AUTHORIZERS + "SupervisorSimpleACLAuthorizer"
@@ -69,9 +69,9 @@ def result_of(d):
 
 
 def install_conf(conf, storm_id, topology_conf=None):
-    root = code.supervisor_stormdist_root(conf, storm_id)
+    root = local_dirs.supervisor_stormdist_root(conf, storm_id)
     os.makedirs(root)
-    with open(code.supervisor_stormconf_path(root), "wb") as f:
+    with open(local_dirs.supervisor_stormconf_path(root), "wb") as f:
         if topology_conf is not None:
             f.write(to_compressed_json_conf(topology_conf))
 

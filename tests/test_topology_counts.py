@@ -27,7 +27,7 @@ STORM_DEFAULT_ACKERS = ["topology.acker.executors=null", "topology.eventlogger.e
 # `python -c`: cap the address space, then run the CLI with the remaining arguments.
 _CAPPED_MAIN = ("import resource, sys; "
                 "resource.setrlimit(resource.RLIMIT_AS, (%d, %d)); "
-                "from pynimbus import cli; sys.exit(cli.main(sys.argv[1:]))")
+                "from pynimbus.cli import main as cli; sys.exit(cli.main(sys.argv[1:]))")
 
 
 class CappedNimbusProcess(NimbusProcess):

@@ -8,7 +8,7 @@ import pytest
 
 from sparse_projects import quickstart
 from pynimbus.supervisor.code import extract_dir_from_jar
-from pynimbus.topology_jar import JarError, build_topology_jar, jar_entries
+from pynimbus.tools.topology_jar import JarError, build_topology_jar, jar_entries
 
 
 def test_quickstart_jar_holds_src_under_resources_and_a_manifest(tmp_path):

@@ -1,15 +1,15 @@
 """What ``pynimbus status`` and ``pynimbus list`` print, from literal Thrift answers (pure:
-pynimbus.topology_status, storm_commands.topology_table), and the port messages."""
+pynimbus.tools.topology_status, storm_commands.topology_table), and the port messages."""
 
 import socket
 
+from pynimbus.common.ports import port_in_use_message, ports_in_use
 from pynimbus.generated.storm.ttypes import (
     BoltAggregateStats, CommonAggregateStats, ComponentAggregateStats, ErrorInfo,
     ExecutorInfo, ExecutorStats, ExecutorSummary, SpecificAggregateStats, SpoutAggregateStats,
     TopologyInfo, TopologyPageInfo, TopologySummary)
-from pynimbus.ports import port_in_use_message, ports_in_use
-from pynimbus.storm_commands import topology_table
-from pynimbus.topology_status import error_summary, pretty_uptime, status_lines
+from pynimbus.tools.storm_commands import topology_table
+from pynimbus.tools.topology_status import error_summary, pretty_uptime, status_lines
 
 NOW = 1_800_000_000
 

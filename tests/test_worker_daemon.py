@@ -3,6 +3,7 @@
 
 import time
 
+from pynimbus.common import local_dirs
 from pynimbus.generated.storm.ttypes import Assignment, NodeInfo
 from pynimbus.worker import daemon
 
@@ -27,8 +28,8 @@ def test_remote_tasks_map_to_their_workers_host_and_port():
 def test_worker_dirs_follow_storm_layout(tmp_path):
     conf = {"storm.local.dir": str(tmp_path)}
     w = "0b8f7a34-3c5e-4c0a-9a55-2f1d6c4e9b10"
-    assert daemon.worker_pids_root(conf, w) == str(tmp_path / "workers" / w / "pids")
-    assert daemon.worker_heartbeats_root(conf, w) == str(
+    assert local_dirs.worker_pids_root(conf, w) == str(tmp_path / "workers" / w / "pids")
+    assert local_dirs.worker_heartbeats_root(conf, w) == str(
         tmp_path / "workers" / w / "heartbeats")
 
 

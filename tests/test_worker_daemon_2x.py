@@ -8,7 +8,7 @@ from twisted.internet import defer, task
 
 from pynimbus.generated.storm.ttypes import (
     Assignment, ExecutorInfo, LSWorkerHeartbeat, NodeInfo, SupervisorWorkerHeartbeat)
-from pynimbus.supervisor import daemon as supervisor_daemon
+from pynimbus.thrift import client as thrift_client
 from pynimbus.worker import daemon
 
 STORM_ID = "wc-1-1"
@@ -77,7 +77,7 @@ def supervisor(monkeypatch):
 @pytest.fixture
 def nimbus(monkeypatch):
     calls = Calls()
-    monkeypatch.setattr(supervisor_daemon, "call_leader_nimbus", calls)
+    monkeypatch.setattr(thrift_client, "call_leader_nimbus", calls)
     return calls
 
 

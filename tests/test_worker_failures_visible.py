@@ -22,10 +22,10 @@ import pytest
 from nimbus_process import NimbusProcess, free_port
 from sparse_projects import quickstart
 from pynimbus_path import child_env
-from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
+from pynimbus.thrift.client import NimbusClient
 
 # tens of seconds (tox -e slow, which CI runs, not the default run)
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from pynimbus.clojure_port.java_hash_map import java_hash, string_hash
 from pynimbus.clojure_port.normalize import normalize_topology
 from pynimbus.clojure_port.system_topology import system_topology
 from pynimbus.clojure_port.tasks import storm_task_info
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, JavaObject, NullStruct,
     SpoutSpec, StormTopology, StreamInfo)

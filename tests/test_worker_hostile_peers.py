@@ -19,10 +19,10 @@ import pytest
 
 from sparse_projects import quickstart
 from test_worker_failures_visible import cli, dev_log, errors_of, started_dev, stopped
-from pynimbus.client import NimbusClient
+from pynimbus.common.stored_topology import from_compressed_json_conf
+from pynimbus.common.transport_secret import transport_key
 from pynimbus.generated.storm.ttypes import KillOptions
-from pynimbus.topology_store import from_compressed_json_conf
-from pynimbus.transport_secret import transport_key
+from pynimbus.thrift.client import NimbusClient
 from pynimbus.worker import wire_auth
 from pynimbus.worker.wire import encode_message, frame
 

@@ -1,5 +1,5 @@
 """What a task takes from another worker (pure: pynimbus.worker.inbound) and how often a
-peer's refusals are logged (pynimbus.worker.log_limit)."""
+peer's refusals are logged (pynimbus.common.log_limit)."""
 
 import logging
 
@@ -8,8 +8,8 @@ from twisted.internet import task
 from pynimbus.clojure_port.normalize import normalize_topology
 from pynimbus.clojure_port.system_topology import system_topology
 from pynimbus.clojure_port.tasks import storm_task_info
+from pynimbus.common.log_limit import RateLimitedLog
 from pynimbus.worker.inbound import SYSTEM_TASK_ID, inbound_streams, refusal
-from pynimbus.worker.log_limit import RateLimitedLog
 from worker_topologies import word_count
 
 

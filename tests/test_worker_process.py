@@ -26,13 +26,15 @@ from worker_topologies import (
     CORPUS, GROUPING_COUNT, GROUPING_SCRIPTS, WORD_COUNT_SCRIPTS, every_grouping,
     expected_counts, final_counts, recorded, sentences_into, word_count, word_count_jar)
 from pynimbus_path import child_env
-from pynimbus.client import NimbusClient
 from pynimbus.cluster import StormClusterState, make_backend
-from pynimbus.config import default_config
+from pynimbus.common import local_dirs
+from pynimbus.common import local_state
+from pynimbus.common.config import default_config
+from pynimbus.common.local_state import LocalState
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, KillOptions, NullStruct)
-from pynimbus.local_state import LocalState
-from pynimbus.supervisor import code, worker_dirs
+from pynimbus.supervisor import code
+from pynimbus.thrift.client import NimbusClient
 from pynimbus.worker import daemon, groupings
 
 # tens of seconds (tox -e slow, which CI runs, not the default run)
@@ -75,7 +77,7 @@ def launch_worker(conf, conf_json, storm_id, supervisor_id, port, env):
     """The supervisor's launch: a fresh worker id, its directory as cwd, output to
     worker.log."""
     worker_id = str(uuid.uuid4())
-    root = worker_dirs.worker_root(conf, worker_id)
+    root = local_dirs.worker_root(conf, worker_id)
     os.makedirs(root)
     log_path = worker_log_path(conf, storm_id, port)
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
@@ -171,7 +173,7 @@ class WorkerRun:
     def pids(self):
         """Every pid in the workers' pids dirs: the workers' own and their children's."""
         return {int(p) for worker_id, _process, _path in self.workers
-                for p in os.listdir(worker_dirs.worker_pids_root(self.conf, worker_id))}
+                for p in os.listdir(local_dirs.worker_pids_root(self.conf, worker_id))}
 
     def close(self):
         """SIGTERM any worker still running and wait (bounded) for every one to exit."""
@@ -238,8 +240,8 @@ def test_word_count_runs_on_python_workers(worker_run, wait_until, num_workers, 
     wait_until(all_acked, timeout=WORKER_START_SECS, what="every sentence acked")
 
     for worker_id, _process, _path in run.workers:
-        heartbeat = LocalState(worker_dirs.worker_heartbeats_root(run.conf, worker_id)).get(
-            worker_dirs.LS_WORKER_HEARTBEAT)
+        heartbeat = LocalState(local_dirs.worker_heartbeats_root(run.conf, worker_id)).get(
+            local_state.LS_WORKER_HEARTBEAT)
         assert heartbeat.topology_id == run.storm_id and heartbeat.port in run.ports
         assert (-1, -1) in {(e.task_start, e.task_end) for e in heartbeat.executors}
 
@@ -393,7 +395,7 @@ def test_a_dying_bolt_is_reported_and_its_worker_exits_with_11(worker_run, wait_
     assert process.returncode == daemon.EXIT_CODE_CHILD_DIED, log_tails(run.workers)
     errors = [e.error for e in (run.topology_info().errors or {}).get("fails", [])]
     assert any("cannot handle" in error for error in errors), errors
-    pids = {int(p) for p in os.listdir(worker_dirs.worker_pids_root(run.conf, worker_id))}
+    pids = {int(p) for p in os.listdir(local_dirs.worker_pids_root(run.conf, worker_id))}
     wait_until(lambda: not any(alive(pid) for pid in pids), timeout=15,
                what="every multilang child to exit")
 

@@ -6,6 +6,8 @@ session, nimbus must serve again by itself, registered under ``/nimbuses`` and l
 ``/leader-lock``; while ZooKeeper is away calls fail at once, saying so; SIGTERM exits.
 """
 
+import contextlib
+import logging
 import signal
 import time
 
@@ -150,8 +152,32 @@ def test_sigterm_while_zookeeper_is_away_exits(tmp_path, zookeeper):
         proc.kill()
 
 
+class ConnectionAttempts(logging.Handler):
+    """Counts kazoo's "Connecting to ..." lines: one per connection attempt."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.count = 0
+
+    def emit(self, record):
+        if record.getMessage().startswith("Connecting to"):
+            self.count += 1
+
+    @contextlib.contextmanager
+    def counted(self):
+        logger = logging.getLogger("kazoo")
+        level = logger.level
+        logger.setLevel(logging.INFO)
+        logger.addHandler(self)
+        try:
+            yield self
+        finally:
+            logger.removeHandler(self)
+            logger.setLevel(level)
+
+
 def backend_conf(zookeeper, tmp_path, **overrides):
-    from pynimbus.config import default_config
+    from pynimbus.common.config import default_config
     conf = default_config()
     conf.update(zookeeper.storm_conf())
     conf.update({"storm.local.dir": str(tmp_path), "storm.zookeeper.root": ROOT})
@@ -170,6 +196,7 @@ def test_backend_fails_at_once_during_an_outage_and_reconnects_after_it(tmp_path
                                             **{"storm.zookeeper.retry.times": 2}))
     heard = []
     backend.add_connection_listener(heard.append)
+    attempts = ConnectionAttempts()
     try:
         backend.set_data("/kept", b"1")
         zookeeper.pause()
@@ -179,7 +206,10 @@ def test_backend_fails_at_once_during_an_outage_and_reconnects_after_it(tmp_path
                           lambda: backend.get_children("/")):
             with pytest.raises(ConnectionLostError, match="ZooKeeper at .* is unreachable"):
                 operation()
-        time.sleep(8)  # the outage outlasts the retry policy (2 tries), which once ended it
+        # the outage outlasts the retry policy (2 tries), which once ended the reconnecting
+        with attempts.counted():
+            wait_until(lambda: attempts.count > 4, 60,
+                       "more connection attempts during the outage than the policy's tries")
         zookeeper.resume()
         wait_until(lambda: backend.connected, 30, "the backend to reconnect")
         assert backend.get("/kept") == b"1"

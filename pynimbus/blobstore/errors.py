@@ -10,7 +10,7 @@ exceptions (AuthorizationException, KeyNotFoundException, ...) pass through unch
 
 import functools
 
-from pynimbus.errors import as_application_error  # noqa: F401  (re-exported for handlers)
+from pynimbus.thrift.errors import as_application_error  # noqa: F401  (re-exported for handlers)
 
 
 class BlobStoreError(Exception):

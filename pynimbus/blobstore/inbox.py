@@ -35,7 +35,7 @@ import uuid
 from pynimbus.blobstore.errors import (
     UnknownFileError, UnknownUploadLocationError, UploadTooLargeError, check_upload_size)
 from pynimbus.blobstore.sessions import DownloadSessions, ReopeningReader, SessionMap
-from pynimbus.config import upload_max_bytes
+from pynimbus.common.config import upload_max_bytes
 
 log = logging.getLogger(__name__)
 

@@ -95,21 +95,6 @@ def is_storage_name(name):
     return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
 
 
-def master_stormjar_key(storm_id):
-    """Port of ``ConfigUtils.masterStormJarKey``: the blob key of a topology's jar."""
-    return storm_id + "-stormjar.jar"
-
-
-def master_stormcode_key(storm_id):
-    """Port of ``ConfigUtils.masterStormCodeKey``: the blob key of a topology's code."""
-    return storm_id + "-stormcode.ser"
-
-
-def master_stormconf_key(storm_id):
-    """Port of ``ConfigUtils.masterStormConfKey``: the blob key of a topology's conf."""
-    return storm_id + "-stormconf.ser"
-
-
 def get_id_from_blob_key(key):
     """Port of config.clj ``get-id-from-blob-key``: the topology id of a topology blob key, or
     None for any other key."""

@@ -28,8 +28,8 @@ from thrift.Thrift import TException
 from pynimbus.blobstore.errors import BlobStoreError
 from pynimbus.blobstore.sequence import nimbodes_with_latest_sequence_number
 from pynimbus.blobstore.sync_plan import blob_sync_plan, needs_update
-from pynimbus.client import NimbusClient
 from pynimbus.generated.storm.ttypes import KeyAlreadyExistsException, KeyNotFoundException
+from pynimbus.thrift.client import NimbusClient
 
 log = logging.getLogger(__name__)
 

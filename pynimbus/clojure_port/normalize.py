@@ -14,8 +14,9 @@ HashMap of the parsed conf plus ``topology.tasks``).  See :mod:`pynimbus.clojure
 import copy
 
 from pynimbus.clojure_port.conf import (
-    TOPOLOGY_MAX_TASK_PARALLELISM, TOPOLOGY_TASKS, compat_of, get_int, parse_component_json,
-    validate_component_counts)
+    TOPOLOGY_MAX_TASK_PARALLELISM, TOPOLOGY_TASKS, compat_of, get_int)
+from pynimbus.clojure_port.conf_validation import validate_component_counts
+from pynimbus.clojure_port.normalize_conf import parse_component_json
 from pynimbus.clojure_port.system_topology import (
     all_components, json_conf_with)
 

@@ -6,7 +6,7 @@ mk-assignments round (and after a topology is removed) it sends every node whose
 changed the assignments of its host, through the ``Supervisor`` Thrift service at the node's
 hostname and ``SupervisorInfo.server_port``.  Ports of ``Nimbus.assignmentChangedNodes``,
 ``assignmentsForHost``, ``notifySupervisorsAssignments`` and ``notifySupervisorsAsKilled``
-(2.8.8), minus the sending (``pynimbus.supervisor_push``).  1.x Nimbus never pushes.
+(2.8.8), minus the sending (``pynimbus.nimbus.supervisor_push``).  1.x Nimbus never pushes.
 """
 
 import collections

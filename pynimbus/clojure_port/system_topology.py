@@ -29,11 +29,13 @@ import copy
 from pynimbus.clojure_port import java_serialized
 from pynimbus.clojure_port.conf import (
     TOPOLOGY_ACKER_EXECUTORS, TOPOLOGY_EVENTLOGGER_EXECUTORS, TOPOLOGY_TASKS, TOPOLOGY_WORKERS,
-    JavaHashMap, as_read_by, clojure_map_order, clojure_set_order, compat_of, get_int,
-    parse_component_json, require_int, to_json)
-from pynimbus.clojure_port.java_hash_map import int32, java_hash, string_hash
+    compat_of, get_int, require_int)
+from pynimbus.clojure_port.java_hash_map import JavaHashMap, int32, java_hash, string_hash
+from pynimbus.clojure_port.java_json import as_read_by, to_json
 from pynimbus.clojure_port.java_order import (
-    ARRAY_MAP_MAX_PERSISTENT, ARRAY_MAP_MAX_TRANSIENT, clojure_hasheq_vector)
+    ARRAY_MAP_MAX_PERSISTENT, ARRAY_MAP_MAX_TRANSIENT, clojure_hasheq_vector, clojure_map_order,
+    clojure_set_order)
+from pynimbus.clojure_port.normalize_conf import parse_component_json
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentCommon, ComponentObject, GlobalStreamId, Grouping, InvalidTopologyException,
     NullStruct, StreamInfo)

@@ -6,7 +6,7 @@ Ports of nimbus.clj (1.2.4) ``add-topology-to-history-log``, ``clean-topology-hi
 ``get-topo-logs-groups``, and of their 2.8.8 counterparts in ``Nimbus.java`` and
 ``ServerConfigUtils``.  The history is a list of ``LSTopoHistory`` (topology id, kill time in
 seconds, the users and groups allowed to read its logs); the shell keeps it in Storm's
-LocalState format (:mod:`pynimbus.local_state`).
+LocalState format (:mod:`pynimbus.common.local_state`).
 
 Who sees what: a ``user`` of None means security is off and sees everything; otherwise an
 admin (``nimbus.admins``) sees everything, and anyone else the topologies whose log users name

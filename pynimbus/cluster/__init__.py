@@ -10,11 +10,11 @@
 :func:`make_backend` picks the backend a configuration asks for.
 """
 
-from ..config import uses_zookeeper
-from .backend import (Backend, BackendClosedError, ClusterStateError, ConnectionLostError,
+from pynimbus.cluster.backend import (Backend, BackendClosedError, ClusterStateError, ConnectionLostError,
                       NoChildrenForEphemeralsError, NoNodeError, NodeExistsError)
-from .leader import LeaderLatch
-from .state import StormClusterState
+from pynimbus.cluster.leader import LeaderLatch
+from pynimbus.cluster.state import StormClusterState
+from pynimbus.common.config import uses_zookeeper
 
 __all__ = [
     "Backend", "BackendClosedError", "ClusterStateError", "ConnectionLostError",
@@ -33,9 +33,9 @@ def make_backend(conf):
     :raises ConnectionLostError: when ZooKeeper cannot be reached in time.
     """
     if uses_zookeeper(conf):
-        from .zk_backend import ZooKeeperBackend
+        from pynimbus.cluster.zk_backend import ZooKeeperBackend
         return ZooKeeperBackend.from_conf(conf)
-    from .embedded_backend import EmbeddedBackend
+    from pynimbus.cluster.embedded_backend import EmbeddedBackend
     return EmbeddedBackend.from_conf(conf)
 
 

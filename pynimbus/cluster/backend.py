@@ -16,8 +16,8 @@ operations composed from the primitives, like kazoo's recipes on its public clie
 import abc
 import re
 
-from . import paths
-from .serialization import DIRECTORY_DATA
+from pynimbus.cluster import paths
+from pynimbus.cluster.serialization import DIRECTORY_DATA
 
 
 class ClusterStateError(Exception):

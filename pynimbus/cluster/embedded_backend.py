@@ -33,10 +33,10 @@ import threading
 import time
 import uuid
 
-from ..config import embedded_state_dir
-from .backend import (Backend, BackendClosedError, NoChildrenForEphemeralsError, NoNodeError,
+from pynimbus.cluster.backend import (Backend, BackendClosedError, NoChildrenForEphemeralsError, NoNodeError,
                       NodeExistsError, normalize_root, validate_path)
-from .serialization import DIRECTORY_DATA
+from pynimbus.cluster.serialization import DIRECTORY_DATA
+from pynimbus.common.config import embedded_state_dir
 
 DB_NAME = "cluster-state.sqlite3"
 SESSIONS_DIR = "sessions"
@@ -127,7 +127,7 @@ class EmbeddedBackend(Backend):
 
     def open_tree_watch(self, mirror, subtrees):
         """An :class:`~.embedded_tree_watch.EmbeddedTreeWatch` keeping ``mirror`` current."""
-        from .embedded_tree_watch import EmbeddedTreeWatch
+        from pynimbus.cluster.embedded_tree_watch import EmbeddedTreeWatch
         return EmbeddedTreeWatch(self, mirror, subtrees)
 
     def purge_dead_sessions(self):

@@ -14,8 +14,8 @@ backend otherwise does only when it is used.
 import os
 import sqlite3
 
-from .embedded_backend import DB_NAME
-from .tree_watch import TreeWatch
+from pynimbus.cluster.embedded_backend import DB_NAME
+from pynimbus.cluster.tree_watch import TreeWatch
 
 # How often the change counter is looked at (a local pragma: microseconds).
 POLL_SECS = 0.1

@@ -22,8 +22,8 @@ import logging
 import threading
 import uuid
 
-from . import paths
-from .backend import ClusterStateError, ConnectionLostError, NoNodeError
+from pynimbus.cluster import paths
+from pynimbus.cluster.backend import ClusterStateError, ConnectionLostError, NoNodeError
 
 log = logging.getLogger(__name__)
 

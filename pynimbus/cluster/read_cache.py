@@ -18,9 +18,9 @@ size.
 
 import threading
 
-from . import paths
-from .backend import ConnectionLostError
-from .serialization import deserialize
+from pynimbus.cluster import paths
+from pynimbus.cluster.backend import ConnectionLostError
+from pynimbus.cluster.serialization import deserialize
 
 # The subtrees the mirror holds, with the depth of their deepest nodes below the subtree root:
 # /errors/<id>/<component>/e<seq> is three levels down.  /nimbuses and /blobstore (which

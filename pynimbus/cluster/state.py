@@ -28,10 +28,10 @@ import traceback
 
 from pynimbus.generated.storm import ttypes
 
-from . import paths
-from .backend import ClusterStateError, NoNodeError, NodeExistsError
-from .read_cache import CACHED_SUBTREES, TreeMirror, cached_subtree
-from .serialization import (copy_struct, decode_int32, decode_int64, encode_int32,
+from pynimbus.cluster import paths
+from pynimbus.cluster.backend import ClusterStateError, NoNodeError, NodeExistsError
+from pynimbus.cluster.read_cache import CACHED_SUBTREES, TreeMirror, cached_subtree
+from pynimbus.cluster.serialization import (copy_struct, decode_int32, decode_int64, encode_int32,
                             encode_int64, maybe_deserialize, serialize)
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 
-from .backend import ClusterStateError
+from pynimbus.cluster.backend import ClusterStateError
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ from kazoo.client import KazooClient, KazooState
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry, RetryFailedError
 
-from ..config import PYNIMBUS_DEFAULTS
-from .backend import (Backend, BackendClosedError, ConnectionLostError,
+from pynimbus.cluster.backend import (Backend, BackendClosedError, ConnectionLostError,
                       NoChildrenForEphemeralsError, NoNodeError, NodeExistsError,
                       normalize_root, validate_path)
-from .serialization import DIRECTORY_DATA
+from pynimbus.cluster.serialization import DIRECTORY_DATA
+from pynimbus.common.config import PYNIMBUS_DEFAULTS
 
 _CONNECTION_ERRORS = (kz.ConnectionLoss, kz.ConnectionClosedError, kz.SessionExpiredError,
                       kz.OperationTimeoutError, KazooTimeoutError, RetryFailedError)
@@ -165,7 +165,7 @@ class ZooKeeperBackend(Backend):
 
     def open_tree_watch(self, mirror, subtrees):
         """A :class:`~.zk_tree_watch.ZooKeeperTreeWatch` keeping ``mirror`` current."""
-        from .zk_tree_watch import ZooKeeperTreeWatch
+        from pynimbus.cluster.zk_tree_watch import ZooKeeperTreeWatch
         key = "pynimbus.read.cache.poll.secs"
         poll_secs = float(self.conf.get(key, PYNIMBUS_DEFAULTS[key]))
         return ZooKeeperTreeWatch(self, mirror, subtrees, poll_secs=poll_secs)

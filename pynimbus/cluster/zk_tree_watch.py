@@ -25,11 +25,11 @@ again; meanwhile queries fail at once naming ZooKeeper, as the backend's own cal
 from kazoo import exceptions as kz
 from kazoo.protocol.states import EventType
 
-from . import paths as cluster_paths
-from .backend import ConnectionLostError
-from .read_cache import depth_below
-from .tree_watch import CHILDREN, DATA, DELETED, REFRESH, TreeWatch
-from .zk_multi_read import MultiReader
+from pynimbus.cluster import paths as cluster_paths
+from pynimbus.cluster.backend import ConnectionLostError
+from pynimbus.cluster.read_cache import depth_below
+from pynimbus.cluster.tree_watch import CHILDREN, DATA, DELETED, REFRESH, TreeWatch
+from pynimbus.cluster.zk_multi_read import MultiReader
 
 # Subtrees whose deepest nodes are heartbeats: read every poll, not watched (see above).
 POLLED_LEAVES = (cluster_paths.WORKERBEATS_SUBTREE, cluster_paths.SUPERVISORS_SUBTREE)

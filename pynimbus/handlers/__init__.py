@@ -16,9 +16,9 @@ from twisted.internet import defer
 from zope.interface import implementer
 
 from pynimbus.cluster.backend import ConnectionLostError
-from pynimbus.errors import as_application_error
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm import ttypes
+from pynimbus.thrift.errors import as_application_error
 
 log = logging.getLogger(__name__)
 

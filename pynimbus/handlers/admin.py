@@ -27,14 +27,14 @@ from pynimbus.clojure_port import profiling as port_profiling
 from pynimbus.clojure_port import tasks as port_tasks
 from pynimbus.clojure_port import topology_history as port_history
 from pynimbus.clojure_port.authorization import get_strings, merged_conf
-from pynimbus.errors import as_application_error
+from pynimbus.common.user_groups import unix_groups
 from pynimbus.generated.storm.ttypes import (
     Credentials, DebugOptions, LogConfig, NotAliveException, ProfileAction, TopologyHistoryInfo)
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.handlers.pages import executor_host_port
-from pynimbus.topology_store import read_storm_conf, read_storm_topology
-from pynimbus.user_groups import unix_groups
+from pynimbus.nimbus.topology_store import read_storm_conf, read_storm_topology
+from pynimbus.thrift.errors import as_application_error
 
 log = logging.getLogger(__name__)
 

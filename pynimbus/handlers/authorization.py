@@ -22,12 +22,12 @@ SimpleACLAuthorizer) are looked up once at start-up, not every 120 s; the princi
 import logging
 
 from pynimbus.clojure_port import authorization as port_auth
-from pynimbus.config import ConfigError
-from pynimbus.errors import as_application_error
+from pynimbus.common.config import ConfigError
+from pynimbus.common.user_groups import unix_groups
 from pynimbus.generated.storm.ttypes import AuthorizationException
 from pynimbus.handlers import declared_exceptions
-from pynimbus.topology_store import read_storm_conf
-from pynimbus.user_groups import unix_groups
+from pynimbus.nimbus.topology_store import read_storm_conf
+from pynimbus.thrift.errors import as_application_error
 
 log = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from pynimbus.blobstore.errors import (
 from pynimbus.blobstore.keys import is_valid_key, validate_key
 from pynimbus.blobstore.sequence import key_sequence_number
 from pynimbus.blobstore.sessions import DownloadSessions, SessionMap, new_session_id
-from pynimbus.config import upload_max_bytes
+from pynimbus.common.config import upload_max_bytes
 from pynimbus.generated.storm.ttypes import (
     AuthorizationException, BeginDownloadResult, IllegalStateException, KeyNotFoundException,
     ListBlobsResult)

@@ -22,7 +22,7 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.clojure_port import liveness
 from pynimbus.generated.storm.ttypes import NotAliveException
-from pynimbus.topology_store import read_storm_conf
+from pynimbus.nimbus.topology_store import read_storm_conf
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class HeartbeatsHandler:
 
         Leader only (others ignore the call).  A heartbeat for a storm id nobody submitted is
         kept with nimbus's ``nimbus.task.timeout.secs``, as upstream (until the next round:
-        see :mod:`pynimbus.monitor`).  Deliberate difference: a malformed heartbeat (no storm
+        see :mod:`pynimbus.nimbus.monitor`).  Deliberate difference: a malformed heartbeat (no storm
         id, no executors list) is skipped with a warning and the others are applied; 2.8.8
         stops at it and answers success.  The reporting supervisor id counts for a new
         leader's wait for heartbeats.

@@ -17,11 +17,11 @@ from pynimbus.clojure_port import status
 from pynimbus.clojure_port.executors import java_string_order
 from pynimbus.clojure_port.java_hash_map import thrift_map_order
 from pynimbus.clojure_port.system_topology import is_system_id
-from pynimbus.errors import as_application_error
 from pynimbus.generated.storm.ttypes import (
     InvalidTopologyException, KillOptions, NotAliveException, RebalanceOptions)
 from pynimbus.handlers.authorization import ALLOW_ALL
-from pynimbus.topology_store import read_storm_conf, read_storm_topology, topology_keys
+from pynimbus.nimbus.topology_store import read_storm_conf, read_storm_topology, topology_keys
+from pynimbus.thrift.errors import as_application_error
 
 log = logging.getLogger(__name__)
 

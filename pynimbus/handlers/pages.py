@@ -24,7 +24,7 @@ supervisor page shows a topology's tasks per component only to callers allowed "
 
 Resources, as the non-resource-aware schedulers show them: 1.x reads nimbus's in-memory
 bookkeeping that each scheduling round fills (the monitor's
-:class:`~pynimbus.monitor.ResourceBook`: ``get-resources-for-topology`` for the topology's
+:class:`~pynimbus.nimbus.monitor.ResourceBook`: ``get-resources-for-topology`` for the topology's
 requested/assigned figures, ``get-worker-resources-for-topology`` for each worker's, the
 supervisors' used memory), computing a topology's figures on demand when no round has;
 2.x takes each worker's from the Assignment (what 2.8.8's rounds also record) and sets no
@@ -45,7 +45,6 @@ import urllib.parse
 
 from twisted.internet.threads import deferToThread
 
-from pynimbus.blobstore.keys import master_stormcode_key
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import page_order, stats, system_topology
 from pynimbus.clojure_port import resources as port_resources
@@ -53,12 +52,13 @@ from pynimbus.clojure_port.java_hash_map import list_hash, string_hash
 from pynimbus.cluster import paths
 from pynimbus.cluster.serialization import copy_struct
 from pynimbus.cluster.state import thriftify_debug_options
+from pynimbus.common.stored_topology import master_stormcode_key
+from pynimbus.common.transport_secret import without_transport_secret
 from pynimbus.generated.storm.ttypes import (
     KeyNotFoundException, NotAliveException, SupervisorPageInfo)
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.queries import (
     read_stored_inputs, set_resources, status_string, supervisor_summary)
-from pynimbus.transport_secret import without_transport_secret
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class PagesHandler:
     :param blob_store: the blob store holding each topology's stored conf and code.
     :param run_blocking: runs a blocking function off the reactor, returning a Deferred.
     :param clock: returns the time in Unix seconds (uptimes).
-    :param resources: the monitor's :class:`~pynimbus.monitor.ResourceBook` (1.x resource
+    :param resources: the monitor's :class:`~pynimbus.nimbus.monitor.ResourceBook` (1.x resource
         bookkeeping); None: figures computed from the stored topology and Assignment only.
     """
 

@@ -19,22 +19,22 @@ import time
 from thrift.Thrift import TException
 from twisted.internet.threads import deferToThread
 
-from pynimbus.blobstore.keys import master_stormcode_key
-from pynimbus.cluster import paths
-from pynimbus.cluster.backend import validate_path
-from pynimbus.cluster.serialization import copy_struct
 from pynimbus.clojure_port import executors as port_executors
 from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port import page_order, system_topology, tasks
 from pynimbus.clojure_port.names import validate_topology_name
-from pynimbus.encoded_reply import compose_struct, encode_binary, with_encoding
-from pynimbus.handlers.authorization import ALLOW_ALL
+from pynimbus.cluster import paths
+from pynimbus.cluster.backend import validate_path
+from pynimbus.cluster.serialization import copy_struct
+from pynimbus.common.stored_topology import master_stormcode_key
+from pynimbus.common.transport_secret import without_transport_secret
 from pynimbus.generated.storm.ttypes import (
     ClusterSummary, DebugOptions, ExecutorInfo, ExecutorSummary, InvalidTopologyException,
     NotAliveException, NumErrorsChoice, SupervisorAssignments, SupervisorSummary, TopologyInfo,
     TopologyStatus, TopologySummary)
-from pynimbus.topology_store import read_storm_conf, read_storm_topology
-from pynimbus.transport_secret import without_transport_secret
+from pynimbus.handlers.authorization import ALLOW_ALL
+from pynimbus.nimbus.topology_store import read_storm_conf, read_storm_topology
+from pynimbus.thrift.encoded_reply import compose_struct, encode_binary, with_encoding
 
 
 def status_string(status):

@@ -16,23 +16,25 @@ from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.errors import UnknownUploadLocationError
-from pynimbus.blobstore.keys import (
-    is_valid_key, master_stormcode_key, master_stormconf_key, master_stormjar_key,
-    validate_dependency_keys)
-from pynimbus.clojure_port import conf as port_conf
+from pynimbus.blobstore.keys import is_valid_key, validate_dependency_keys
 from pynimbus.clojure_port import normalize, replication, stats, system_topology, tasks
+from pynimbus.clojure_port.conf_validation import parse_json_conf, validate_topology_conf
 from pynimbus.clojure_port.names import validate_topology_name
+from pynimbus.clojure_port.normalize_conf import normalize_conf
 from pynimbus.clojure_port.storm_id import make_storm_id
-from pynimbus.errors import as_application_error
+from pynimbus.clojure_port.submitter import submitter_fields
+from pynimbus.common.stored_topology import (
+    master_stormcode_key, master_stormconf_key, master_stormjar_key)
+from pynimbus.common.transport_secret import stamp_transport_secret
 from pynimbus.generated.storm.ttypes import (
     AlreadyAliveException, AuthorizationException, Credentials, InvalidTopologyException,
     StormBase, SubmitOptions, TopologyInitialStatus, TopologyStatus)
 from pynimbus.handlers.authorization import ALLOW_ALL
 from pynimbus.handlers.lifecycle import storm_id_of
 from pynimbus.jstorm_port import topology_master
-from pynimbus.transport_secret import stamp_transport_secret
-from pynimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
+from pynimbus.nimbus.topology_store import delete_blobs, read_storm_conf, read_storm_topology, \
     setup_storm_code
+from pynimbus.thrift.errors import as_application_error
 
 log = logging.getLogger(__name__)
 
@@ -163,8 +165,8 @@ class SubmissionHandler:
         if topology is None:
             raise InvalidTopologyException(msg="No topology was given")
         validate_dependency_keys(topology)
-        topology_conf = port_conf.parse_json_conf(json_conf, compat)
-        port_conf.validate_topology_conf(topology_conf, compat)
+        topology_conf = parse_json_conf(json_conf, compat)
+        validate_topology_conf(topology_conf, compat)
         if compat == "2.x":
             check_worker_max_heap_2x(topology_conf, topology, nimbus_conf)
         self._check_blobstore_map(topology_conf)
@@ -177,8 +179,8 @@ class SubmissionHandler:
         now = int(self.nimbus.clock())
         storm_id = make_storm_id(name, self.submitted_count, now)
         topology_conf = dict(topology_conf, **{"storm.id": storm_id, "topology.name": name})
-        storm_conf = port_conf.normalize_conf(nimbus_conf, topology_conf, topology, compat)
-        storm_conf = port_conf.submitter_fields(
+        storm_conf = normalize_conf(nimbus_conf, topology_conf, topology, compat)
+        storm_conf = submitter_fields(
             storm_conf, nimbus_conf, principal=self.authorization.principal,
             local_user=self.authorization.user, os_user=self.os_user, compat=compat)
         storm_conf = topology_master.stamp_scheduler(storm_conf, nimbus_conf)

@@ -20,10 +20,10 @@ the order the set was filled.  The placement is a sorted list of workers
 (:meth:`~.model.ResourceWorkerSlot.to_json`), or ``{"error": class name, "message": ...}``.
 """
 
-from .java_collections import JavaRuntimeError
-from .model import (Assignment, FailedAssignTopologyException, ResourceWorkerSlot,
+from pynimbus.jstorm_port.java_collections import JavaRuntimeError
+from pynimbus.jstorm_port.model import (Assignment, FailedAssignTopologyException, ResourceWorkerSlot,
                     SupervisorInfo, TopologyAssignContext)
-from .topology_scheduler import assign_tasks
+from pynimbus.jstorm_port.topology_scheduler import assign_tasks
 
 
 def context_from_case(case):

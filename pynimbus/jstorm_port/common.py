@@ -4,8 +4,8 @@ conf, the spout-output/bolt-input relationship, and the parallelism hints of the
 topology (``Common.system_topology``: the raw topology plus ``__acker``, ``__topology_master``
 and the hint-0 ``__system`` bolt)."""
 
-from . import config_extension
-from .model import ACKER_COMPONENT_ID, TOPOLOGY_MASTER_COMPONENT_ID
+from pynimbus.jstorm_port import config_extension
+from pynimbus.jstorm_port.model import ACKER_COMPONENT_ID, TOPOLOGY_MASTER_COMPONENT_ID
 
 SYSTEM_COMPONENT_ID = "__system"
 

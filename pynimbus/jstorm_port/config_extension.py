@@ -5,7 +5,7 @@
 import json
 import re
 
-from .java_collections import JavaRuntimeError
+from pynimbus.jstorm_port.java_collections import JavaRuntimeError
 
 TASK_ON_DIFFERENT_NODE = "task.on.differ.node"
 USE_OLD_ASSIGNMENT = "use.old.assignment"
@@ -94,7 +94,7 @@ def get_topology_master_single_worker(conf):
 def get_user_define_assignment(conf):
     """Port of ``ConfigExtension.getUserDefineAssignment``: each string of the list parsed by
     ``WorkerAssignment.parseFromObj`` (None where that fails, as in JStorm)."""
-    from .model import WorkerAssignment
+    from pynimbus.jstorm_port.model import WorkerAssignment
     workers = conf.get(USE_USERDEFINE_ASSIGNMENT)
     if workers is None:
         return []

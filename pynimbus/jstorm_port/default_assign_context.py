@@ -4,10 +4,10 @@ from a :class:`~.model.TopologyAssignContext` before placing (the old workers, t
 widened to whole workers, each component's sorted tasks, how many workers the topology gets, the
 workers of tasks still running on a lost supervisor)."""
 
-from . import config_extension
-from .common import system_topology_parallelism_hints
-from .java_collections import JavaIntSet, WorkerSlotSet
-from .model import TOPOLOGY_MASTER_COMPONENT_ID
+from pynimbus.jstorm_port import config_extension
+from pynimbus.jstorm_port.common import system_topology_parallelism_hints
+from pynimbus.jstorm_port.java_collections import JavaIntSet, WorkerSlotSet
+from pynimbus.jstorm_port.model import TOPOLOGY_MASTER_COMPONENT_ID
 
 
 class DefaultTopologyAssignContext(object):

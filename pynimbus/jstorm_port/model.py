@@ -9,8 +9,8 @@ set in place.  A slot's Python identity is its entry in the Java-ordered collect
 
 from pynimbus.clojure_port.java_hash_map import JavaHashMap, string_hash
 
-from . import config_extension
-from .java_collections import JavaIntSet, JavaRuntimeError, WorkerSlotSet
+from pynimbus.jstorm_port import config_extension
+from pynimbus.jstorm_port.java_collections import JavaIntSet, JavaRuntimeError, WorkerSlotSet
 
 ASSIGN_TYPE_NEW = 0        # a topology's first assignment
 ASSIGN_TYPE_REBALANCE = 1  # a rebalance: place again, keeping what can be kept

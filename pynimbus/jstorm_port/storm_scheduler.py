@@ -35,14 +35,14 @@ import json
 
 from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
 
-from . import config_extension
-from .common import SYSTEM_COMPONENT_ID
-from .java_collections import JavaRuntimeError
-from .model import (ACKER_COMPONENT_ID, ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW,
+from pynimbus.jstorm_port import config_extension
+from pynimbus.jstorm_port.common import SYSTEM_COMPONENT_ID
+from pynimbus.jstorm_port.java_collections import JavaRuntimeError
+from pynimbus.jstorm_port.model import (ACKER_COMPONENT_ID, ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW,
                     ASSIGN_TYPE_REBALANCE, TOPOLOGY_MASTER_COMPONENT_ID, Assignment,
                     FailedAssignTopologyException, ResourceWorkerSlot, SupervisorInfo,
                     TopologyAssignContext)
-from .topology_scheduler import assign_tasks
+from pynimbus.jstorm_port.topology_scheduler import assign_tasks
 
 SchedulingError = collections.namedtuple("SchedulingError", "message component_id")
 SchedulingError.__doc__ = """Why JStorm could not place a topology: JStorm's message and the

@@ -3,7 +3,7 @@
 ``schedule.default_assign.Selector`` (``ComponentNumSelector``, ``TotalTaskNumSelector``,
 ``InputComponentNumSelector``): the counts a task's worker is chosen by."""
 
-from .java_collections import WorkerSlotMap
+from pynimbus.jstorm_port.java_collections import WorkerSlotMap
 
 
 class TaskAssignContext(object):

@@ -17,7 +17,7 @@ stored conf of such a topology (:func:`stamp_scheduler`); the system topology ad
 when :func:`asks_for_topology_master` holds for that conf.
 """
 
-from . import config_extension
+from pynimbus.jstorm_port import config_extension
 
 TOPOLOGY_MASTER_COMPONENT_ID = "__topology_master"
 TOPOLOGY_MASTER_HB_STREAM_ID = "__master_task_heartbeat"  # JStorm's Common constant

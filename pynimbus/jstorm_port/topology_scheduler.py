@@ -2,13 +2,13 @@
 """Port of JStorm 2.2.1's ``DefaultTopologyScheduler.assignTasks``: the whole placement of one
 topology for a NEW, REBALANCE or MONITOR round."""
 
-from . import config_extension
-from .default_assign_context import DefaultTopologyAssignContext
-from .java_collections import JavaIntSet, WorkerSlotSet
-from .model import (ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE,
+from pynimbus.jstorm_port import config_extension
+from pynimbus.jstorm_port.default_assign_context import DefaultTopologyAssignContext
+from pynimbus.jstorm_port.java_collections import JavaIntSet, WorkerSlotSet
+from pynimbus.jstorm_port.model import (ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE,
                     FailedAssignTopologyException)
-from .task_scheduler import TaskScheduler
-from .worker_scheduler import get_available_workers
+from pynimbus.jstorm_port.task_scheduler import TaskScheduler
+from pynimbus.jstorm_port.worker_scheduler import get_available_workers
 
 
 def free_used(context):

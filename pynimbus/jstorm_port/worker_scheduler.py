@@ -4,9 +4,9 @@ slots (user-defined workers first, then old ones, then the rest spread over the 
 
 import logging
 
-from . import config_extension
-from .java_collections import JavaRuntimeError
-from .model import (ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE, FailedAssignTopologyException,
+from pynimbus.jstorm_port import config_extension
+from pynimbus.jstorm_port.java_collections import JavaRuntimeError
+from pynimbus.jstorm_port.model import (ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE, FailedAssignTopologyException,
                     ResourceWorkerSlot, host_equals)
 
 log = logging.getLogger(__name__)

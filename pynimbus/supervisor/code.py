@@ -31,19 +31,15 @@ import zipfile
 
 from twisted.internet.threads import deferToThread
 
-from pynimbus.blobstore.keys import (
+from pynimbus.common.config import PYNIMBUS_DEFAULTS
+from pynimbus.common.local_dirs import (
+    RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path, supervisor_stormdist_root, supervisor_stormjar_path, supervisor_tmp_dir)
+from pynimbus.common.stored_topology import (
     master_stormcode_key, master_stormconf_key, master_stormjar_key)
-from pynimbus.client import NimbusClient
-from pynimbus.cluster.paths import url_encode_2x
-from pynimbus.cluster.serialization import deserialize
-from pynimbus.config import PYNIMBUS_DEFAULTS
-from pynimbus.generated.storm.ttypes import StormTopology
-from pynimbus.topology_store import from_compressed_json_conf
-from pynimbus.supervisor.registration import supervisor_local_dir
+from pynimbus.thrift.client import NimbusClient
 
 log = logging.getLogger(__name__)
 
-RESOURCES_SUBDIR = "resources"  # ConfigUtils.RESOURCES_SUBDIR
 DOWNLOAD_ATTEMPTS = 2  # Utils.downloadResourcesAsSupervisorImpl's MAX_RETRY_ATTEMPTS
 
 
@@ -65,7 +61,7 @@ class JarTooLarge(JarRefused):
     """A jar whose extraction would pass one of the supervisor's limits (a zip bomb)."""
 
 
-# What extracting a topology's jar may write (defaults in pynimbus.config).
+# What extracting a topology's jar may write (defaults in pynimbus.common.config).
 JAR_LIMIT_KEYS = ("pynimbus.supervisor.jar.max.entries",
                   "pynimbus.supervisor.jar.max.extracted.bytes",
                   "pynimbus.supervisor.jar.max.ratio")
@@ -76,69 +72,6 @@ RATIO_FREE_BYTES = 1 << 20
 def jar_limits(conf):
     """``(max entries, max extracted bytes, max ratio)`` from ``conf``."""
     return tuple(int(conf.get(key) or PYNIMBUS_DEFAULTS[key]) for key in JAR_LIMIT_KEYS)
-
-
-def supervisor_stormdist_root(conf, storm_id=None):
-    """Port of ``ConfigUtils.supervisorStormDistRoot``: ``<local>/supervisor/stormdist``, or
-    a topology's directory in it, named by the storm id URL-encoded as Java's ``URLEncoder``.
-
-    :raises ValueError: an id whose encoding is no single directory name (``""``, ``.``,
-        ``..``: URLEncoder keeps dots).
-    """
-    root = os.path.join(supervisor_local_dir(conf), "stormdist")
-    if storm_id is None:
-        return root
-    return os.path.join(root, stormdist_name(storm_id))
-
-
-def stormdist_name(storm_id):
-    """The name of a topology's ``stormdist`` directory: the storm id URL-encoded.
-
-    :raises ValueError: an id whose encoding is no single directory name.
-    """
-    name = url_encode_2x(storm_id)
-    if name in ("", ".", ".."):
-        raise ValueError("%r is not a topology id a directory can be named after" % storm_id)
-    return name
-
-
-def supervisor_tmp_dir(conf):
-    """Port of ``ConfigUtils.supervisorTmpDir`` (without its mkdir)."""
-    return os.path.join(supervisor_local_dir(conf), "tmp")
-
-
-def supervisor_stormjar_path(stormroot):
-    """Port of ``ConfigUtils.supervisorStormJarPath``."""
-    return os.path.join(stormroot, "stormjar.jar")
-
-
-def supervisor_stormcode_path(stormroot):
-    """Port of ``ConfigUtils.supervisorStormCodePath``."""
-    return os.path.join(stormroot, "stormcode.ser")
-
-
-def supervisor_stormconf_path(stormroot):
-    """Port of ``ConfigUtils.supervisorStormConfPath``."""
-    return os.path.join(stormroot, "stormconf.ser")
-
-
-def read_supervisor_storm_conf(conf, storm_id):
-    """Port of ``ConfigUtils.readSupervisorStormConf``: the supervisor's conf with the
-    topology's stored conf over it.  Blocking."""
-    stormroot = supervisor_stormdist_root(conf, storm_id)
-    with open(supervisor_stormconf_path(stormroot), "rb") as f:
-        topology_conf = from_compressed_json_conf(f.read())
-    merged = dict(conf)
-    merged.update(topology_conf)
-    return merged
-
-
-def read_supervisor_topology(conf, storm_id):
-    """Port of ``ConfigUtils.readSupervisorTopology``: the stored (normalized) user topology.
-    Blocking."""
-    stormroot = supervisor_stormdist_root(conf, storm_id)
-    with open(supervisor_stormcode_path(stormroot), "rb") as f:
-        return deserialize(f.read(), StormTopology)
 
 
 def _download_blob_attempt(nimbus, key, local_file):
@@ -164,7 +97,7 @@ def _download_blob_attempt(nimbus, key, local_file):
 def download_resources_as_supervisor(nimbus, key, local_file, attempts=DOWNLOAD_ATTEMPTS):
     """Port of ``Utils.downloadResourcesAsSupervisor``: blob ``key`` into ``local_file``.
 
-    :param nimbus: a connected :class:`~pynimbus.client.NimbusClient`.
+    :param nimbus: a connected :class:`~pynimbus.thrift.client.NimbusClient`.
     :raises CodeDownloadFailed: every attempt failed (the last cause is chained; Nimbus's
         ``KeyNotFoundException`` or ``AuthorizationException`` among them); no partial file
         is left.
@@ -291,7 +224,7 @@ def download_storm_code(conf, storm_id, nimbus):
     """Port of ``DownloadBaseBlobsDistributed.call``: install ``storm_id``'s code in its
     stormdist directory unless it is there; return that directory.  Blocking.
 
-    :param nimbus: a connected :class:`~pynimbus.client.NimbusClient`.
+    :param nimbus: a connected :class:`~pynimbus.thrift.client.NimbusClient`.
     :raises CodeDownloadFailed: a blob could not be read or the jar is unsafe; nothing is
         installed and the temporary directory is removed.
     :raises ValueError: ``storm_id`` cannot name a directory.

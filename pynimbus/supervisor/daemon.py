@@ -55,24 +55,24 @@ import uuid
 from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
-from pynimbus import client
-from pynimbus.client import NimbusClient
-from pynimbus.cluster import make_cluster_state
-from pynimbus.cluster.paths import url_encode_2x
-from pynimbus.config import absolute_paths
 from pynimbus.clojure_port.system_topology import SYSTEM_COMPONENT_ID
 from pynimbus.clojure_port.tasks import storm_task_info
+from pynimbus.cluster import make_cluster_state
+from pynimbus.cluster.paths import url_encode_2x
+from pynimbus.common import local_dirs
+from pynimbus.common.config import absolute_paths
+from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
+from pynimbus.common.log_limit import RateLimitedLog
 from pynimbus.supervisor import (
     assignments, code, nimbus_rpc, registration, thrift_service, worker_dirs, worker_failures)
 from pynimbus.supervisor.assignments import LaunchedWorker
-from pynimbus.worker.log_limit import RateLimitedLog
+from pynimbus.thrift import client
+from pynimbus.thrift.client import NimbusClient
+from pynimbus.thrift.client import call_leader_nimbus
 
 log = logging.getLogger(__name__)
 
 WORKER_CONF_FILE = "supervisor-conf.json"
-# Seconds a 2.x supervisor's call to Nimbus (pull, heartbeat report) may take: these run
-# every few seconds, so one stuck on a dead Nimbus must end before long.
-NIMBUS_CALL_TIMEOUT_SECS = 10.0
 
 
 def worker_launch_command(conf_path, storm_id, supervisor_id, port, worker_id):
@@ -109,7 +109,7 @@ def send_signal(pid, signum):
 
 
 def find_leader_nimbus(conf, timeout=30.0):
-    """``(host, port)`` of the leader Nimbus (:func:`pynimbus.client.find_leader_nimbus`).
+    """``(host, port)`` of the leader Nimbus (:func:`pynimbus.thrift.client.find_leader_nimbus`).
 
     :raises code.CodeDownloadFailed: no seed answered with a leader.
     """
@@ -118,17 +118,6 @@ def find_leader_nimbus(conf, timeout=30.0):
     except client.LeaderNotFound as e:
         raise code.CodeDownloadFailed("no leader Nimbus found among nimbus.seeds (%s)"
                                       % (str(e) or "none configured"))
-
-
-def call_leader_nimbus(conf, method, *args, timeout=NIMBUS_CALL_TIMEOUT_SECS):
-    """Call ``method`` on the leader Nimbus over a new connection, as 2.8.8 daemons do
-    through ``NimbusClient.Builder.withConf(conf).forDaemon()``.  Blocking.
-
-    :raises code.CodeDownloadFailed: no leader found; else what the call raises.
-    """
-    host, port = find_leader_nimbus(conf, timeout)
-    with NimbusClient(host, port, timeout=timeout) as nimbus:
-        return nimbus.call(method, *args)
 
 
 def download_missing_code(conf, storm_ids, refused=(), timeout=60.0):
@@ -143,7 +132,7 @@ def download_missing_code(conf, storm_ids, refused=(), timeout=60.0):
         topology's components (to report the refusal under), empty when Nimbus did not say.
     """
     missing = sorted(s for s in storm_ids if s not in refused
-                     and not os.path.exists(code.supervisor_stormdist_root(conf, s)))
+                     and not os.path.exists(local_dirs.supervisor_stormdist_root(conf, s)))
     newly_refused = {}
     if missing:
         try:
@@ -160,7 +149,7 @@ def download_missing_code(conf, storm_ids, refused=(), timeout=60.0):
                         log.warning("code of %s not downloaded: %s", storm_id, e)
         except Exception as e:
             log.warning("code of %s not downloaded: %s", ", ".join(missing), e)
-    installed = {s for s in storm_ids if os.path.exists(code.supervisor_stormdist_root(conf, s))}
+    installed = {s for s in storm_ids if os.path.exists(local_dirs.supervisor_stormdist_root(conf, s))}
     return installed, newly_refused
 
 
@@ -177,7 +166,7 @@ def topology_components(nimbus, storm_id):
 def remove_unassigned_code(conf, assigned_storm_ids):
     """Remove the ``stormdist`` directories of topologies not in ``assigned_storm_ids``
     (1.0 ``sync-supervisor``'s removal of code no longer assigned).  Blocking."""
-    root = code.supervisor_stormdist_root(conf)
+    root = local_dirs.supervisor_stormdist_root(conf)
     if not os.path.isdir(root):
         return
     keep = {url_encode_2x(storm_id) for storm_id in assigned_storm_ids}
@@ -189,7 +178,7 @@ def remove_unassigned_code(conf, assigned_storm_ids):
 
 def worker_log_path(conf, storm_id, port):
     """Where the worker of ``storm_id`` on ``port`` writes its output."""
-    return os.path.join(worker_dirs.worker_artifacts_root(conf, storm_id, port), "worker.log")
+    return os.path.join(local_dirs.worker_artifacts_root(conf, storm_id, port), "worker.log")
 
 
 def read_tail(path, size=65536):
@@ -259,7 +248,7 @@ class SupervisorDaemon:
 
     def _prepare(self):
         """Blocking part of the start: empty tmp, the id, the cluster state."""
-        empty_dir(code.supervisor_tmp_dir(self.conf))
+        empty_dir(local_dirs.supervisor_tmp_dir(self.conf))
         if self.rpc:  # 2.8.8's ids name the host's address too
             supervisor_id = registration.read_or_make_supervisor_id(
                 self.conf, make_id=registration.generate_supervisor_id_2x)
@@ -450,7 +439,7 @@ class SupervisorDaemon:
     def _nameable(self, storm_id):
         """A topology id that can name its directories; another is logged and not run."""
         try:
-            code.supervisor_stormdist_root(self.conf, storm_id)
+            local_dirs.supervisor_stormdist_root(self.conf, storm_id)
         except ValueError as e:
             log.error("assignment ignored: %s", e)
             return False
@@ -538,7 +527,7 @@ class SupervisorDaemon:
                      "again %s", worker_id, child.returncode, uptime, log_path, launched.port,
                      "in %d s (%d deaths in a row)" % (delay, self.backoff.deaths(launched.port))
                      if delay else "now")
-            if child.returncode != worker_failures.EXIT_CODE_CHILD_DIED:
+            if child.returncode != EXIT_CODE_CHILD_DIED:
                 d = self.run_blocking(self._report_worker_exit, launched, child.returncode,
                                       uptime)
                 d.addErrback(lambda failure: log.warning(
@@ -569,8 +558,8 @@ class SupervisorDaemon:
         """The components to report ``executors``' failures under (the worker's system
         component when the topology's code cannot be read).  Blocking."""
         try:
-            topology_conf = code.read_supervisor_storm_conf(self.conf, storm_id)
-            topology = code.read_supervisor_topology(self.conf, storm_id)
+            topology_conf = local_dirs.read_supervisor_storm_conf(self.conf, storm_id)
+            topology = local_dirs.read_supervisor_topology(self.conf, storm_id)
             task_to_component = storm_task_info(
                 topology, topology_conf, topology_conf.get("pynimbus.storm.compat", "1.x"))
         except Exception as e:  # the code is what may be broken
@@ -630,9 +619,9 @@ class SupervisorDaemon:
         ``BasicContainer.launch``).  Blocking."""
         worker_dirs.setup_worker_dirs(
             self.conf, worker_id, storm_id, port,
-            code.supervisor_stormdist_root(self.conf, storm_id))
+            local_dirs.supervisor_stormdist_root(self.conf, storm_id))
         worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
-        cwd = worker_dirs.worker_root(self.conf, worker_id)
+        cwd = local_dirs.worker_root(self.conf, worker_id)
         conf_path = os.path.join(cwd, WORKER_CONF_FILE)
         worker_conf = dict(self.conf)
         if self.server_port is not None:  # the port really served (the conf's may be 0)
@@ -643,7 +632,7 @@ class SupervisorDaemon:
         with open(worker_log_path(self.conf, storm_id, port), "ab") as out:
             child = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        worker_dirs.touch_worker_pid(self.conf, worker_id, child.pid)
+        local_dirs.touch_worker_pid(self.conf, worker_id, child.pid)
         return child
 
     @defer.inlineCallbacks

@@ -16,9 +16,9 @@ the supervisor, not the worker, tells Nimbus its workers are alive
   ``ReportWorkerHeartbeats.getSupervisorWorkerHeartbeatsFromLocal``).
 """
 
+from pynimbus.common.local_dirs import stormdist_name
 from pynimbus.generated.storm.ttypes import (
     Assignment, NodeInfo, SupervisorWorkerHeartbeat, SupervisorWorkerHeartbeats)
-from pynimbus.supervisor.code import stormdist_name
 
 # SynchronizeAssignments runs from the supervisor's event timer every 10 seconds (a constant
 # in Supervisor.launch, not a setting).

@@ -11,7 +11,6 @@
 """
 
 import logging
-import os
 import socket
 import uuid
 
@@ -19,24 +18,13 @@ from twisted.internet import task
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
+from pynimbus.common.hostname import hostname
+from pynimbus.common.local_dirs import supervisor_isupervisor_dir
+from pynimbus.common.local_state import LocalState
+from pynimbus.common.local_state import LS_ID
 from pynimbus.generated.storm.ttypes import LSSupervisorId, SupervisorInfo
-from pynimbus.hostname import hostname
-from pynimbus.local_state import LocalState
 
 log = logging.getLogger(__name__)
-
-LS_ID = "supervisor-id"  # LocalState.LS_ID
-
-
-def supervisor_local_dir(conf):
-    """Port of ``ConfigUtils.supervisorLocalDir`` (without its mkdir):
-    ``<storm.local.dir>/supervisor``, absolute."""
-    return os.path.join(os.path.abspath(conf["storm.local.dir"]), "supervisor")
-
-
-def supervisor_isupervisor_dir(conf):
-    """Port of ``ConfigUtils.supervisorIsupervisorDir``: the LocalState holding the id."""
-    return os.path.join(supervisor_local_dir(conf), "isupervisor")
 
 
 def supervisor_hostname(conf):

@@ -34,14 +34,14 @@ from twisted.internet import defer
 from zope.interface import implementer
 
 from pynimbus.clojure_port import authorization as port_auth
-from pynimbus.config import ConfigError
-from pynimbus.errors import as_application_error
+from pynimbus.common import local_dirs
+from pynimbus.common.config import ConfigError
+from pynimbus.common.user_groups import unix_groups
 from pynimbus.generated.storm import Supervisor
 from pynimbus.generated.storm.ttypes import NotAliveException
-from pynimbus.server import ThriftServerFactory
-from pynimbus.supervisor import code
 from pynimbus.supervisor.nimbus_rpc import BadAssignments, checked_storm_assignments
-from pynimbus.user_groups import unix_groups
+from pynimbus.thrift.errors import as_application_error
+from pynimbus.thrift.server import ThriftServerFactory
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ def readable_storm_conf(conf, storm_id):
     """``readSupervisorStormConf`` for the authorizer: None while the topology's conf is not
     here (or the id cannot name a directory).  Blocking."""
     try:
-        return code.read_supervisor_storm_conf(conf, storm_id)
+        return local_dirs.read_supervisor_storm_conf(conf, storm_id)
     except (OSError, ValueError, TypeError):
         return None
 
@@ -118,10 +118,10 @@ def storm_conf_localized(conf, storm_id):
     ``readSupervisorStormConf`` needs).  False for an id that cannot name a directory.
     Blocking (a stat)."""
     try:
-        stormroot = code.supervisor_stormdist_root(conf, storm_id)
+        stormroot = local_dirs.supervisor_stormdist_root(conf, storm_id)
     except (ValueError, TypeError):
         return False
-    return os.path.isfile(code.supervisor_stormconf_path(stormroot))
+    return os.path.isfile(local_dirs.supervisor_stormconf_path(stormroot))
 
 
 @implementer(Supervisor.Iface)

@@ -17,67 +17,14 @@ into a path below it (it is only removed, as a stray, by :func:`try_cleanup_work
 import logging
 import os
 import shutil
-import uuid
 
-from pynimbus.cluster.paths import url_encode_2x
-from pynimbus.config import storm_log_dir
+from pynimbus.common.local_dirs import (
+    is_worker_id, supervisor_state_dir, worker_artifacts_root, worker_heartbeats_root, worker_pids_root, worker_root, worker_tmp_root)
+from pynimbus.common.local_state import LocalState
+from pynimbus.common.local_state import LS_APPROVED_WORKERS, LS_WORKER_HEARTBEAT
 from pynimbus.generated.storm.ttypes import LSApprovedWorkers
-from pynimbus.local_state import LocalState
-from pynimbus.supervisor.registration import supervisor_local_dir
 
 log = logging.getLogger(__name__)
-
-LS_WORKER_HEARTBEAT = "worker-heartbeat"  # LocalState.LS_WORKER_HEARTBEAT
-LS_APPROVED_WORKERS = "approved-workers"  # LocalState.LS_APPROVED_WORKERS
-
-
-def is_worker_id(name):
-    """A worker id as this supervisor makes them: a UUID in its canonical text."""
-    try:
-        return str(uuid.UUID(name)) == name
-    except (ValueError, TypeError, AttributeError):
-        return False
-
-
-def worker_root(conf, worker_id=None):
-    """Port of ``ConfigUtils.workerRoot``: ``<storm.local.dir>/workers[/<id>]``."""
-    root = os.path.join(os.path.abspath(conf["storm.local.dir"]), "workers")
-    if worker_id is None:
-        return root
-    if not is_worker_id(worker_id):
-        raise ValueError("%r is not a worker id" % (worker_id,))
-    return os.path.join(root, worker_id)
-
-
-def worker_pids_root(conf, worker_id):
-    """Port of ``ConfigUtils.workerPidsRoot``."""
-    return os.path.join(worker_root(conf, worker_id), "pids")
-
-
-def worker_heartbeats_root(conf, worker_id):
-    """Port of ``ConfigUtils.workerHeartbeatsRoot``."""
-    return os.path.join(worker_root(conf, worker_id), "heartbeats")
-
-
-def worker_tmp_root(conf, worker_id):
-    """Port of ``ConfigUtils.workerTmpRoot``."""
-    return os.path.join(worker_root(conf, worker_id), "tmp")
-
-
-def supervisor_state_dir(conf):
-    """Port of ``ConfigUtils.supervisorStateDir``: the supervisor's LocalState."""
-    return os.path.join(supervisor_local_dir(conf), "localstate")
-
-
-def worker_artifacts_root(conf, storm_id, port):
-    """Port of ``ConfigUtils.workerArtifactsRoot``: ``<storm.log.dir>/workers-artifacts/<id>/
-    <port>``, with ``storm.log.dir`` defaulting to ``<storm.local.dir>/logs``.  The id is
-    URL-encoded (as in ``stormdist``) so that it always names one directory."""
-    log_dir = storm_log_dir(conf)
-    name = url_encode_2x(storm_id)
-    if name in ("", ".", ".."):
-        raise ValueError("%r is not a topology id a directory can be named after" % storm_id)
-    return os.path.join(log_dir, "workers-artifacts", name, str(int(port)))
 
 
 def make_worker_dirs(conf, worker_id):
@@ -136,11 +83,6 @@ def _names_in(directory):
         return os.listdir(directory)
     except (FileNotFoundError, NotADirectoryError):
         return []
-
-
-def touch_worker_pid(conf, worker_id, pid):
-    """Write the empty ``pids/<pid>`` file of a process of the worker."""
-    open(os.path.join(worker_pids_root(conf, worker_id), str(int(pid))), "w").close()
 
 
 def try_cleanup_worker(conf, worker_id):

@@ -5,7 +5,7 @@ A worker that cannot start (a missing file, an import that fails) or that dies s
 its own ``worker.log``.  The supervisor that saw it exit reports it where a user looks: as an
 error of the worker's components in cluster state (``/errors/<storm id>/<component>``), which
 ``getTopologyInfo``, ``pynimbus status`` and the UI show, naming the exit code, the last
-exception line of its log and the log's path (but for :data:`EXIT_CODE_CHILD_DIED`, whose
+exception line of its log and the log's path (but for :data:`pynimbus.common.exit_codes.EXIT_CODE_CHILD_DIED`, whose
 cause the worker reported before it exited).  Storm 2.x leaves such failures in the
 supervisor's own log; this is a deliberate difference.
 
@@ -18,9 +18,6 @@ Pure: functions of text and numbers, and the back-off's state.
 
 import re
 
-# A worker whose component died exits with this code (ShellBolt.die: Runtime.halt(11)), after
-# reporting the component's error itself: its supervisor does not report it again.
-EXIT_CODE_CHILD_DIED = 11
 
 # A line that names an exception, as Python's traceback module ends one: "module.Error: text",
 # or a bare exception class name.

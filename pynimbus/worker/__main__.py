@@ -8,7 +8,7 @@ import json
 import logging
 import sys
 
-from pynimbus.compiled import describe
+from pynimbus.common.compiled import describe
 from pynimbus.worker.daemon import run_worker
 
 log = logging.getLogger("pynimbus.worker")

@@ -1,5 +1,5 @@
 # Cython declarations for acker.py: setup.py compiles that .py with them when it can
-# (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.
+# (pynimbus.common.compiled); the .py runs as it is otherwise, so keep the two in step.
 from pynimbus.worker.rotating_map cimport RotatingMap
 
 cdef class AckEntry:

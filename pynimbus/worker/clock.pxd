@@ -1,2 +1,2 @@
 # Declares nothing: its presence alone has setup.py compile clock.py (when it can; see
-# pynimbus.compiled).
+# pynimbus.common.compiled).

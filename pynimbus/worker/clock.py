@@ -1,5 +1,5 @@
 """The worker's millisecond clock, read several times per tuple by the executors (apart from
-the daemon so that setup.py can compile it: pynimbus.compiled)."""
+the daemon so that setup.py can compile it: pynimbus.common.compiled)."""
 
 import time
 

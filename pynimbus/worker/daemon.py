@@ -29,25 +29,27 @@ import time
 from twisted.internet import defer, task
 from twisted.internet.threads import deferToThread
 
-from pynimbus.cluster import make_cluster_state
 from pynimbus.clojure_port.system_topology import (
     ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
 from pynimbus.clojure_port.tasks import storm_task_info
+from pynimbus.cluster import make_cluster_state
+from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
+from pynimbus.common.hostname import hostname
+from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
+from pynimbus.common.local_dirs import (
+    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology, supervisor_stormdist_root)
+from pynimbus.common.local_state import LocalState
+from pynimbus.common.local_state import LS_WORKER_HEARTBEAT
+from pynimbus.common.log_limit import Throttle
+from pynimbus.common.text import one_line
+from pynimbus.common.transport_secret import AUTHENTICATION_KEY, TRANSPORT_SECRET_KEY
 from pynimbus.generated.storm.ttypes import SupervisorWorkerHeartbeat, TopologyStatus
-from pynimbus.local_state import LocalState
-from pynimbus.supervisor.registration import supervisor_hostname
-from pynimbus.supervisor.worker_failures import EXIT_CODE_CHILD_DIED
-from pynimbus.supervisor.worker_dirs import (
-    LS_WORKER_HEARTBEAT, touch_worker_pid, worker_heartbeats_root, worker_pids_root)
-from pynimbus.supervisor.code import (
-    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
-    supervisor_stormdist_root)
+from pynimbus.worker.clock import millis_clock
 from pynimbus.worker.executor import (
     AckerExecutor, NoopBoltExecutor, TupleImpl, WorkerContext, receive_message_id)
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
 from pynimbus.worker.inbound import inbound_streams, refusal
-from pynimbus.worker.log_limit import Throttle
 from pynimbus.worker.inprocess import inprocess_component_classes, mk_shell_executor
 from pynimbus.worker.java_components import (
     SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
@@ -56,14 +58,11 @@ from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
-from pynimbus.topology_status import one_line
-from pynimbus.transport_secret import AUTHENTICATION_KEY, TRANSPORT_SECRET_KEY
-from pynimbus.worker.clock import millis_clock
+from pynimbus.worker.topology_master import (
+    TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
 from pynimbus.worker.transfer import TransferFn
 from pynimbus.worker.transport import (
     TupleClient, TupleServerFactory, authentication, receiving_limits, transport_settings)
-from pynimbus.worker.topology_master import (
-    TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +112,8 @@ def supervisor_worker_heartbeat(ls_heartbeat):
 def call_supervisor(conf, method, *args):
     """Call ``method`` of this host's supervisor (``supervisor.thrift.port`` of the
     supervisor's ``conf``; 2.8.8 passes the port on the worker's command line).  Blocking."""
-    from pynimbus.client import SupervisorClient  # 2.x only: a 1.x worker never loads it
-    with SupervisorClient(supervisor_hostname(conf), int(conf["supervisor.thrift.port"]),
+    from pynimbus.thrift.client import SupervisorClient  # 2.x only: a 1.x worker never loads it
+    with SupervisorClient(hostname(conf), int(conf["supervisor.thrift.port"]),
                           timeout=RPC_TIMEOUT_SECS) as supervisor:
         return supervisor.call(method, *args)
 
@@ -499,7 +498,7 @@ class WorkerDaemon(object):
             return
         except Exception as e:
             log.warning("Exception when send heartbeat to local supervisor: %s", e)
-        from pynimbus.supervisor.daemon import call_leader_nimbus  # 2.x only, as above
+        from pynimbus.thrift.client import call_leader_nimbus
         try:
             call_leader_nimbus(self.conf, "sendSupervisorWorkerHeartbeat", heartbeat,
                                timeout=RPC_TIMEOUT_SECS)
@@ -569,7 +568,7 @@ class WorkerDaemon(object):
         log.error("component %s: %s", component_id, one_line(str(text)))
         log.debug("component %s: %s", component_id, text)
         d = self.run_blocking(self.cluster_state.report_error, self.storm_id, component_id,
-                              supervisor_hostname(self.conf), self.port, text)
+                              hostname(self.conf), self.port, text)
         return d.addErrback(self._log_failure, "error report")
 
     def _unsendable(self, source_task, error):

@@ -1,5 +1,5 @@
 # Cython declarations for executor.py: setup.py compiles that .py with them when it can
-# (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.  The
+# (pynimbus.common.compiled); the .py runs as it is otherwise, so keep the two in step.  The
 # executors are extension types: their attributes struct fields, the calls between their
 # methods on the hot path cpdef (still overridable by Python subclasses, such as the
 # topology master's); a __dict__ keeps other attributes settable.

@@ -455,7 +455,7 @@ def read_java_grouping(serialized):
     except ImportError:
         return header
     try:
-        grouping_fields = _serialized_fields(javaobj.loads(bytes(serialized)),
+        grouping_fields = serialized_fields(javaobj.loads(bytes(serialized)),
                                              PARTIAL_KEY_GROUPING_CLASS)
         fields = grouping_fields["fields"]
         names = None if fields is None else _field_names(fields)
@@ -470,7 +470,7 @@ def read_java_grouping(serialized):
 def _field_names(fields):
     """The names a serialized ``Fields`` holds (1.x calls its list ``_fields``, 2.x
     ``fields``)."""
-    values = _serialized_fields(fields, "org.apache.storm.tuple.Fields")
+    values = serialized_fields(fields, "org.apache.storm.tuple.Fields")
     names = values["_fields"] if "_fields" in values else values["fields"]
     return [str(name) for name in names]
 
@@ -480,7 +480,7 @@ def _class_name_of(instance):
     return None if instance is None else instance.get_class().name
 
 
-def _serialized_fields(instance, class_name):
+def serialized_fields(instance, class_name):
     """``{field name: value}`` that a javaobj instance holds for ``class_name``.
 
     :raises KeyError: it holds none for that class."""

@@ -1,5 +1,5 @@
 # Cython declarations for inprocess.py: setup.py compiles that .py with them when it can
-# (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.  The
+# (pynimbus.common.compiled); the .py runs as it is otherwise, so keep the two in step.  The
 # components and the in-process executors are extension types (their attributes read as
 # struct fields, the calls between their methods direct).
 

@@ -14,7 +14,7 @@ the user wrote inside.
 
 import collections
 
-from pynimbus.worker.groupings import _serialized_fields, read_java_class_name
+from pynimbus.worker.groupings import serialized_fields, read_java_class_name
 
 SHELL_BOLT_CLASS = "org.apache.storm.task.ShellBolt"
 SHELL_SPOUT_CLASS = "org.apache.storm.spout.ShellSpout"
@@ -81,7 +81,7 @@ def read_java_shell_component(serialized, shell_class):
     None for any other object or for bytes javaobj cannot read."""
     try:
         import javaobj.v2 as javaobj
-        fields = _serialized_fields(javaobj.loads(bytes(serialized)), shell_class)
+        fields = serialized_fields(javaobj.loads(bytes(serialized)), shell_class)
         command = [str(part) for part in fields["_command"]]
         env = fields.get("env")
         env = {} if env is None else {str(k): str(v) for k, v in env.items()}

@@ -1,5 +1,5 @@
 # Cython declarations for message_id.py: setup.py compiles that .py with them when it can
-# (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.
+# (pynimbus.common.compiled); the .py runs as it is otherwise, so keep the two in step.
 cdef class MessageId:
     cdef public object anchors_to_ids
 cdef class TupleIds:

@@ -1,5 +1,5 @@
 # Cython declarations for stats.py: setup.py compiles that .py with them when it can
-# (pynimbus.compiled); the .py runs as it is otherwise, so keep the two in step.
+# (pynimbus.common.compiled); the .py runs as it is otherwise, so keep the two in step.
 cdef class EvenSampler:
     cdef public object freq, _randrange, _curr, _target
 

@@ -1,6 +1,6 @@
 """worker.clj ``mk-transfer-fn``: where an executor's emitted tuple goes, a task of this worker
 or another worker's client.  Kept apart from the daemon (whose Twisted coroutines stay Python)
-so that setup.py can compile this hot path (pynimbus.compiled)."""
+so that setup.py can compile this hot path (pynimbus.common.compiled)."""
 
 from pynimbus.clojure_port.system_topology import SYSTEM_COMPONENT_ID
 from pynimbus.worker.executor import TupleImpl

@@ -49,15 +49,15 @@ from twisted.internet.interfaces import IPushProducer, ITCPTransport
 from twisted.protocols.policies import TimeoutMixin
 from zope.interface import implementer
 
-from pynimbus.frame_budget import FrameBudget
-from pynimbus.transport_secret import transport_key
-from pynimbus.worker.log_limit import RateLimitedLog
-from pynimbus.worker.wire_auth import (
-    HELLO_BYTES, NONCE_BYTES, RESPONSE_BYTES, HandshakeError, hello, nonce_of, response,
-    response_is_valid)
+from pynimbus.common.frame_budget import FrameBudget
+from pynimbus.common.log_limit import RateLimitedLog
+from pynimbus.common.transport_secret import transport_key
 from pynimbus.worker.wire import (
     MAX_ARRAY_HEADER_BYTES, FrameDecoder, FrameTooLarge, MalformedFrame, decode_frame,
     encode_message, frame)
+from pynimbus.worker.wire_auth import (
+    HELLO_BYTES, NONCE_BYTES, RESPONSE_BYTES, HandshakeError, hello, nonce_of, response,
+    response_is_valid)
 
 log = logging.getLogger(__name__)
 

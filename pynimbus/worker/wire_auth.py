@@ -5,7 +5,7 @@ Plays the part of Storm's SASL DIGEST-MD5 exchange on its netty connections
 
 1. the receiving worker writes a **hello**: the 4 bytes ``PNA1`` and a 32-byte random nonce;
 2. the sending worker answers with its **response**: the 32 bytes of HMAC-SHA256, keyed by the
-   topology's transport secret (:mod:`pynimbus.transport_secret`), of a fixed label, the
+   topology's transport secret (:mod:`pynimbus.common.transport_secret`), of a fixed label, the
    topology id and the nonce;
 3. the receiver compares it in constant time; only then are frames (:mod:`.wire`) read.
 

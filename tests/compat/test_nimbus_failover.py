@@ -21,7 +21,7 @@ from compat import real_storm
 from compat.oracle import maven
 from nimbus_process import NimbusProcess, RawClient, RemoteError, free_port, zookeeper_options
 from pynimbus.cluster import make_cluster_state
-from pynimbus.config import default_config
+from pynimbus.common.config import default_config
 from pynimbus.handlers.lifecycle import storm_id_of
 
 ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"

@@ -40,12 +40,13 @@ from supervisor_process import SupervisorProcess
 from test_supervisor_end_to_end import listening, worker_pids_of
 from test_worker_process import submit
 from worker_topologies import WORD_COUNT_SCRIPTS, common, shell, word_count, word_count_jar
-from pynimbus.client import NimbusClient
 from pynimbus.cluster import make_cluster_state
+from pynimbus.common import local_dirs
 from pynimbus.generated.storm.ttypes import KillOptions, SpoutSpec
 from pynimbus.handlers.lifecycle import storm_id_of
-from pynimbus.supervisor import code, daemon, worker_dirs
+from pynimbus.supervisor import daemon, worker_dirs
 from pynimbus.supervisor.daemon import process_alive
+from pynimbus.thrift.client import NimbusClient
 
 ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
 
@@ -150,7 +151,7 @@ class PythonCluster:
         return ports
 
     def code_dirs(self, storm_id):
-        return [code.supervisor_stormdist_root({"storm.local.dir": s.local_dir}, storm_id)
+        return [local_dirs.supervisor_stormdist_root({"storm.local.dir": s.local_dir}, storm_id)
                 for s in self.supervisors]
 
     def diagnostics(self):

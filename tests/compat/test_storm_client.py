@@ -40,8 +40,8 @@ from compat.oracle.targets import pynimbus_target
 from nimbus_process import LOOPBACK, RawClient, free_port
 
 from pynimbus.cluster.serialization import gunzip_bytes
+from pynimbus.common.transport_secret import TRANSPORT_SECRET_KEY
 from pynimbus.generated.storm import ttypes
-from pynimbus.transport_secret import TRANSPORT_SECRET_KEY
 
 ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
 

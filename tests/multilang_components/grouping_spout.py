@@ -2,7 +2,6 @@
 followed by the same number on the direct stream ``direct`` to the highest task of the
 ``direct`` component."""
 
-import os
 
 from pystorm import Spout
 

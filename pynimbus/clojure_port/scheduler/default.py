@@ -9,7 +9,7 @@ blacklisted hosts, but nothing here decides them).
 from pynimbus.clojure_port.executors import integer_divided
 from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
 from pynimbus.clojure_port.scheduler.even import (
-    _schedule_topologies_evenly, get_alive_assigned_node_port_to_executors)
+    schedule_topologies_evenly_in_place, get_alive_assigned_node_port_to_executors)
 
 
 def bad_slots(existing_slots, num_executors, num_workers):
@@ -68,7 +68,7 @@ def _default_schedule(topologies, cluster):
         else:
             bad = []
         cluster.free_slots(bad)
-        _schedule_topologies_evenly([topology], cluster)
+        schedule_topologies_evenly_in_place([topology], cluster)
 
 
 def default_schedule(topologies, cluster):

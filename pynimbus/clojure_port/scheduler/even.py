@@ -130,7 +130,7 @@ def schedule_topology(topology, cluster):
     return {executor: reassign_slots[i % n] for i, executor in enumerate(reassign_executors)}
 
 
-def _schedule_topologies_evenly(topologies, cluster):
+def schedule_topologies_evenly_in_place(topologies, cluster):
     """In-place body of :func:`schedule_topologies_evenly`."""
     if cluster.compat == "2.x":
         topologies = list(cluster.topologies.values())
@@ -156,5 +156,5 @@ def schedule_topologies_evenly(topologies, cluster):
     :returns: a new :class:`Cluster` holding the result; ``cluster`` is unchanged.
     """
     cluster = cluster.copy()
-    _schedule_topologies_evenly(list(topologies), cluster)
+    schedule_topologies_evenly_in_place(list(topologies), cluster)
     return cluster

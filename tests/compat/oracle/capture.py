@@ -53,8 +53,8 @@ from .. import reference_topologies as refs
 from nimbus_process import RawClient, RemoteError
 from pynimbus.cluster import make_cluster_state, paths
 from pynimbus.cluster.serialization import gunzip_bytes
+from pynimbus.common.transport_secret import without_transport_secret
 from pynimbus.generated.storm import ttypes
-from pynimbus.transport_secret import without_transport_secret
 from pynimbus.generated.storm.ttypes import (
     KillOptions, RebalanceOptions, SubmitOptions, TopologyInitialStatus, TopologyStatus)
 
@@ -408,7 +408,7 @@ class Capturer:
             elif key.endswith("-stormconf.ser"):
                 entry["gzip"] = data[:2] == b"\x1f\x8b"
                 # pynimbus stores its workers' transport secret in the conf blob and leaves
-                # it out of getTopologyConf (pynimbus/transport_secret.py); the rest must match
+                # it out of getTopologyConf (pynimbus/common/transport_secret.py); the rest must match
                 conf = self.conf_delta(without_transport_secret(
                     json.loads(gunzip_bytes(data).decode("utf-8"))))
                 if topology_conf is not None and topology_conf.get("ok") == conf:

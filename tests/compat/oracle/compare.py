@@ -107,7 +107,7 @@ DELIBERATE_DIFFERENCES = {
 # tests/test_rebalance_checks.py).
 # Every reference, both generations: a transition that does not exist (activate while
 # KILLED ...) is a TApplicationException INTERNAL_ERROR in both, but pynimbus's message says
-# what went wrong ("No transition for event ...", see pynimbus/errors.py) where Storm's is
+# what went wrong ("No transition for event ...", see pynimbus/thrift/errors.py) where Storm's is
 # "Internal error processing <method>".  The type and app_type are still compared.
 DELIBERATE_EVERYWHERE = ("/lifecycle/*/result/error/message",)
 

@@ -8,11 +8,11 @@ and encodings of ``ConfigUtils.masterStorm*Key``: ``<id>-stormjar.jar`` (raw byt
 Blocking: call from a thread.
 """
 
-import json
 
-from pynimbus.blobstore.keys import (
+from pynimbus.cluster.serialization import deserialize, serialize
+from pynimbus.common.stored_topology import (
     master_stormcode_key, master_stormconf_key, master_stormjar_key)
-from pynimbus.cluster.serialization import deserialize, gunzip_bytes, gzip_bytes, serialize
+from pynimbus.common.stored_topology import from_compressed_json_conf, to_compressed_json_conf
 from pynimbus.generated.storm.ttypes import (
     AuthorizationException, KeyNotFoundException, NotAliveException, StormTopology)
 
@@ -24,16 +24,6 @@ def topology_keys(storm_id, with_jar=True):
         keys.append(master_stormjar_key(storm_id))
     keys.append(master_stormconf_key(storm_id))
     return keys
-
-
-def to_compressed_json_conf(conf):
-    """Port of ``Utils.toCompressedJsonConf``: gzip of the conf as compact JSON."""
-    return gzip_bytes(json.dumps(conf, separators=(",", ":"), default=str).encode("utf-8"))
-
-
-def from_compressed_json_conf(data):
-    """Port of ``Utils.fromCompressedJsonConf``."""
-    return json.loads(gunzip_bytes(data).decode("utf-8"))
 
 
 def setup_storm_code(blob_store, storm_id, jar_path, storm_conf, topology):

@@ -11,31 +11,27 @@ version with a token is the state.  A version file is the Thrift binary encoding
 Writes are atomic: the bytes go to a temporary file that is flushed, synced and renamed to the
 version's name before its token is created, so a crash leaves the previous version current.
 The four newest versions are kept, as Storm's ``put`` does.  Keys are constants of this
-program, never user input, and file names are numbers made here.
+program, never user input, and file names are numbers made here.  Blocking: call from a thread.
 
-:class:`TopologyHistory` is nimbus's ``:topo-history-state`` (``<storm.local.dir>/nimbus/
-history``) with the ``topology-history-lock``, over the pure
-:mod:`pynimbus.clojure_port.topology_history`.  Blocking: call from a thread.
+The keys its users store under are here, as in Storm's ``LocalState`` (``LS_*``).
 """
 
 import logging
 import os
 import tempfile
-import threading
 import time
 
-from pynimbus.clojure_port import topology_history as history
-from pynimbus.clojure_port.authorization import merged_conf
 from pynimbus.cluster.serialization import deserialize, serialize_plain
 from pynimbus.generated.storm import ttypes
-from pynimbus.generated.storm.ttypes import NotAliveException
-from pynimbus.topology_store import read_storm_conf
 
 log = logging.getLogger(__name__)
 
 FINISHED_VERSION_SUFFIX = ".version"
 VERSIONS_KEPT = 4
-LS_TOPO_HISTORY = "topo-hist"
+# the keys Storm's LocalState names, which supervisors and workers store under
+LS_WORKER_HEARTBEAT = "worker-heartbeat"  # LocalState.LS_WORKER_HEARTBEAT
+LS_APPROVED_WORKERS = "approved-workers"  # LocalState.LS_APPROVED_WORKERS
+LS_ID = "supervisor-id"  # LocalState.LS_ID
 _JAVA_PACKAGE = "org.apache.storm.generated."
 _OLD_JAVA_PACKAGE = "backtype.storm.generated."  # 0.10's name, which 2.8.8 still reads
 
@@ -138,58 +134,3 @@ class LocalState:
         open(os.path.join(self.root, str(version) + FINISHED_VERSION_SUFFIX), "wb").close()
         self._cleanup()
 
-
-def nimbus_topo_history_dir(conf):
-    """Port of ``nimbus-topo-history-state``'s path: ``<storm.local.dir>/nimbus/history``."""
-    return os.path.join(os.path.abspath(conf["storm.local.dir"]), "nimbus", "history")
-
-
-class TopologyHistory:
-    """Nimbus's ``:topo-history-state`` with its ``topology-history-lock``: the
-    ``LSTopoHistoryList`` under LocalState key ``topo-hist``, read-modified-written under the
-    lock.  Blocking.
-
-    :param conf: nimbus's conf (``storm.local.dir``; 2.x merges it under a killed topology's
-        conf, as 2.8.8's ``killTopologyWithOpts`` does).
-    """
-
-    def __init__(self, conf, clock=time.time):
-        self.conf = conf
-        self.clock = clock
-        self.state = LocalState(nimbus_topo_history_dir(conf), clock)
-        self.lock = threading.Lock()
-
-    def entries(self):
-        """Port of ``getTopoHistoryList``: the ``LSTopoHistory`` entries, oldest first."""
-        found = self.state.get(LS_TOPO_HISTORY)
-        return list(found.topo_history or []) if found is not None else []
-
-    def update(self, change):
-        """Replace the entries with ``change(entries)``; returns the new entries."""
-        with self.lock:
-            entries = change(self.entries())
-            self.state.put(LS_TOPO_HISTORY, ttypes.LSTopoHistoryList(topo_history=entries))
-            return entries
-
-    def add(self, storm_id, topology_conf):
-        """Port of ``add-topology-to-history-log``: remember a killed topology now."""
-        log.info("Adding topo to history log: %s", storm_id)
-        if self.conf.get("pynimbus.storm.compat") == "2.x":
-            topology_conf = merged_conf(self.conf, topology_conf)
-        now = self.clock()
-        return self.update(lambda entries: history.add_topology_to_history(
-            entries, storm_id, now, topology_conf))
-
-    def add_killed(self, blob_store, storm_id):
-        """:meth:`add` with the topology's stored conf (logged and skipped when it is gone)."""
-        try:
-            topology_conf = read_storm_conf(blob_store, storm_id)
-        except NotAliveException:
-            log.warning("Not adding %s to the topology history: its conf is gone", storm_id)
-            return None
-        return self.add(storm_id, topology_conf)
-
-    def clean(self, mins):
-        """Port of ``clean-topology-history``: forget topologies killed over ``mins`` ago."""
-        now = self.clock()
-        return self.update(lambda entries: history.clean_topology_history(entries, now, mins))

@@ -27,7 +27,7 @@ from pynimbus.clojure_port import resources as port_resources
 from pynimbus.clojure_port.scheduler.cluster import TopologyDetails
 from pynimbus.generated.storm.ttypes import KeyNotFoundException, NotAliveException
 from pynimbus.jstorm_port.storm_scheduler import raw_topology_of
-from pynimbus.topology_store import (
+from pynimbus.nimbus.topology_store import (
     delete_blobs, read_storm_conf, read_storm_topology, topology_keys)
 
 log = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ from twisted.internet import defer
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
-from pynimbus.config import embedded_state_dir, storm_log_dir, uses_zookeeper
-from pynimbus.nimbus import NimbusDaemon
-from pynimbus.ports import PortInUse, port_in_use_message, ports_in_use
+from pynimbus.common.config import embedded_state_dir, storm_log_dir, uses_zookeeper
+from pynimbus.common.ports import PortInUse, port_in_use_message, ports_in_use
+from pynimbus.nimbus.daemon import NimbusDaemon
 from pynimbus.supervisor.daemon import SupervisorDaemon
 from pynimbus.supervisor.worker_dirs import ApprovedWorkers
 

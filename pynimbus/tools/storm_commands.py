@@ -1,6 +1,6 @@
-"""What the ``storm`` client's topology commands do, over :class:`pynimbus.client.NimbusClient`.
+"""What the ``storm`` client's topology commands do, over :class:`pynimbus.thrift.client.NimbusClient`.
 
-For ``pynimbus submit/kill/list/activate/deactivate/rebalance`` (:mod:`pynimbus.cli`), so a
+For ``pynimbus submit/kill/list/activate/deactivate/rebalance`` (:mod:`pynimbus.cli.main`), so a
 Python user needs no ``storm`` client: the leader found from ``nimbus.seeds`` as
 ``NimbusClient.getConfiguredClient`` finds it, ports of 1.2.4's ``command/list.clj`` (the
 table), ``rebalance.clj`` (``-e name=N`` split at the last ``=``), the jar upload of
@@ -12,8 +12,8 @@ import os
 import sys
 import time
 
-from pynimbus.client import LeaderNotFound, NimbusClient, find_leader_nimbus
 from pynimbus.generated.storm.ttypes import RebalanceOptions
+from pynimbus.thrift.client import LeaderNotFound, NimbusClient, find_leader_nimbus
 
 THRIFT_CHUNK_SIZE = 307200  # StormSubmitter's and sparse's upload chunk
 WAIT_POLL_SECS = 0.5  # how often --wait asks; sparse polls getClusterInfo as often
@@ -38,7 +38,7 @@ def parse_host_port(text, default_port):
 
 def connect_to_leader(conf, timeout=60.0):
     """A client of the leader Nimbus found from ``nimbus.seeds`` (1.2.4
-    ``NimbusClient.getConfiguredClientAs``; :func:`pynimbus.client.find_leader_nimbus`).
+    ``NimbusClient.getConfiguredClientAs``; :func:`pynimbus.thrift.client.find_leader_nimbus`).
 
     :raises CommandError: no seed answered.
     """

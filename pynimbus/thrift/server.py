@@ -32,8 +32,8 @@ from thrift.transport.TTransport import TMemoryBuffer
 from twisted.internet import defer, protocol
 from twisted.protocols.policies import TimeoutMixin
 
-from pynimbus.encoded_reply import reply_fast_encode
-from pynimbus.frame_budget import FrameBudget
+from pynimbus.common.frame_budget import FrameBudget
+from pynimbus.thrift.encoded_reply import reply_fast_encode
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +214,7 @@ class _ReplyProtocol(TBinaryProtocolAccelerated):
     The generated processor writes a REPLY in a callback and, should that write fail (a result
     that cannot be encoded), writes an EXCEPTION from its errback into the same buffer, after
     the half-written REPLY.  ``restarted`` tells the dispatcher to send a clean error instead.
-    A handler's result made with :func:`pynimbus.encoded_reply.with_encoding` is written from
+    A handler's result made with :func:`pynimbus.thrift.encoded_reply.with_encoding` is written from
     the encoding it carries.
     """
 

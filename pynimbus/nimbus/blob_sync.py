@@ -19,7 +19,7 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.blobstore.sync_plan import missing_dependencies, missing_topology_blobs
 from pynimbus.cluster import paths
-from pynimbus.topology_store import read_storm_topology
+from pynimbus.nimbus.topology_store import read_storm_topology
 
 log = logging.getLogger(__name__)
 

@@ -9,6 +9,8 @@ left out unless asked for, as the UI's ``sys`` parameter does.
 
 import time
 
+from pynimbus.common.text import one_line
+
 ALL_TIME = ":all-time"
 # The windows Storm's stats keep (seconds, as strings), with the UI's names.
 WINDOWS = {"600": "10m 0s", "10800": "3h 0m 0s", "86400": "1d 0h 0m 0s", ALL_TIME: "All time"}
@@ -37,15 +39,6 @@ def counted(n, noun):
 def error_age(error, now):
     """How long ago ``error`` (an ``ErrorInfo``) was reported, as ``12s ago``."""
     return "%s ago" % pretty_uptime(now - (error.error_time_secs or now))
-
-
-def one_line(text, width=None):
-    """``text``'s first line (a traceback's is its message), cut to ``width``."""
-    lines = [line for line in (text or "").splitlines() if line.strip()]
-    line = lines[0].strip() if lines else ""
-    if width is not None and len(line) > width:
-        line = line[:max(0, width - 3)] + "..."
-    return line
 
 
 def latency(stats):

@@ -1,6 +1,6 @@
 """Regenerate ``pynimbus/generated/storm`` from ``storm.thrift`` with the Apache Thrift compiler.
 
-Run ``python -m pynimbus.thrift_codegen`` after editing ``storm.thrift``.  The output is the
+Run ``python -m pynimbus.thrift.codegen`` after editing ``storm.thrift``.  The output is the
 compiler's Twisted flavour (``--gen py:twisted``) minus the ``*-remote`` command-line scripts.
 The compiler's output is never edited by hand: the one fix it needs (hashable container map
 keys) is applied at import time by :mod:`pynimbus.generated`.

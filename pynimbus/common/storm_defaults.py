@@ -2,7 +2,7 @@
 
 Keys and values are those of Storm 1.2.4's ``conf/defaults.yaml`` (facts, in our own table),
 so that ``getNimbusConf`` answers what a Storm Nimbus answers and ``normalize_conf`` merges the
-same cluster defaults.  Deliberate differences are applied in :mod:`pynimbus.config`.
+same cluster defaults.  Deliberate differences are applied in :mod:`pynimbus.common.config`.
 """
 
 STORM_DEFAULTS = {

@@ -15,31 +15,31 @@ from twisted.internet.error import CannotListenError
 from twisted.internet.threads import deferToThread
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
-from pynimbus.blob_sync import BlobSync, blobs_missing_for_leadership
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.local import LocalFsBlobStore
 from pynimbus.blobstore.synchronizer import BlobSynchronizer
 from pynimbus.cluster import LeaderLatch, make_cluster_state
 from pynimbus.cluster.backend import ClusterStateError, ConnectionLostError
+from pynimbus.common.hostname import hostname
+from pynimbus.common.ports import PortInUse, port_in_use_message
 from pynimbus.generated.storm import Nimbus
 from pynimbus.generated.storm.ttypes import NimbusSummary
 from pynimbus.handlers import NimbusHandler
 from pynimbus.handlers.admin import AdminHandler
 from pynimbus.handlers.authorization import Authorization
 from pynimbus.handlers.blobs import BlobsHandler
-from pynimbus.errors import as_application_error
 from pynimbus.handlers.files import FilesHandler
 from pynimbus.handlers.heartbeats import HeartbeatsHandler
 from pynimbus.handlers.lifecycle import LifecycleHandler, TopologyTransitions
 from pynimbus.handlers.pages import PagesHandler
 from pynimbus.handlers.queries import QueriesHandler
 from pynimbus.handlers.submission import SubmissionHandler
-from pynimbus.hostname import hostname
-from pynimbus.monitor import Monitor
-from pynimbus.ports import PortInUse, port_in_use_message
-from pynimbus.local_state import TopologyHistory
-from pynimbus.server import ThriftServerFactory
-from pynimbus.supervisor_push import SupervisorPusher
+from pynimbus.nimbus.blob_sync import BlobSync, blobs_missing_for_leadership
+from pynimbus.nimbus.monitor import Monitor
+from pynimbus.nimbus.supervisor_push import SupervisorPusher
+from pynimbus.nimbus.topology_history import TopologyHistory
+from pynimbus.thrift.errors import as_application_error
+from pynimbus.thrift.server import ThriftServerFactory
 
 log = logging.getLogger(__name__)
 

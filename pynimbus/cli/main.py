@@ -1,14 +1,14 @@
 """The ``pynimbus`` command: ``nimbus``, ``dev`` and ``supervisor``, with Storm-style options.
 
 ``pynimbus [--config FILE] [-c key=value ...] nimbus`` runs Nimbus with the configuration read
-as Storm reads it (:mod:`pynimbus.config`).  ``pynimbus dev`` runs the same Nimbus for one
+as Storm reads it (:mod:`pynimbus.common.config`).  ``pynimbus dev`` runs the same Nimbus for one
 machine: the embedded cluster-state store, loopback only, host name ``localhost`` (the default
 ``nimbus.seeds`` of the stock ``storm`` client).  Storm supervisors need ZooKeeper, so one joins
 a dev nimbus on the same host only once ``storm.zookeeper.servers`` is set; until a supervisor is
-registered, dev says so (:mod:`pynimbus.dev_nimbus`).
+registered, dev says so (:mod:`pynimbus.cli.dev_cluster`).
 
 For the operator: the log names the storm.yaml read, a bad value is refused before start with
-its key and expected type, a call refused on purpose is one WARN line (:mod:`pynimbus.errors`),
+its key and expected type, a call refused on purpose is one WARN line (:mod:`pynimbus.thrift.errors`),
 and a signal arriving while Nimbus stops is only noted.
 
 ``pynimbus supervisor`` runs the Python supervisor (:mod:`pynimbus.supervisor.daemon`) with the
@@ -22,7 +22,7 @@ With ``pynimbus.storm.compat: "2.x"`` it is a 2.8.8 supervisor (the Supervisor T
 come from its environment.
 
 ``pynimbus submit/kill/list/activate/deactivate/rebalance`` are clients of a running Nimbus
-(:mod:`pynimbus.client_cli`): they read the same configuration to find it and log nothing.
+(:mod:`pynimbus.tools.client_commands`): they read the same configuration to find it and log nothing.
 """
 
 import argparse
@@ -34,10 +34,10 @@ import sys
 from twisted.internet.error import ReactorNotRunning
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X, __version__
-from pynimbus.client_cli import CLIENT_COMMANDS, add_client_commands, run_client_command
-from pynimbus.config import (
+from pynimbus.common.config import (
     ConfigError, absolute_paths, read_storm_config, storm_log_dir, storm_yaml_path)
-from pynimbus.errors import RefusalLogFilter
+from pynimbus.thrift.errors import RefusalLogFilter
+from pynimbus.tools.client_commands import CLIENT_COMMANDS, add_client_commands, run_client_command
 
 log = logging.getLogger("pynimbus")
 
@@ -167,10 +167,10 @@ def put_interpreter_bin_first_on_path(environ=os.environ, executable=sys.executa
 def run_nimbus(conf, dev=False):
     """Run a NimbusDaemon (``dev``: a DevNimbusDaemon) on the global reactor until
     SIGINT/SIGTERM; return an exit code."""
-    from pynimbus.dev_nimbus import DevNimbusDaemon
-    from pynimbus.nimbus import NimbusDaemon
+    from pynimbus.cli.dev_cluster import DevNimbusDaemon
+    from pynimbus.nimbus.daemon import NimbusDaemon
 
-    from pynimbus.interpreter import schedule_full_collections, set_switch_interval
+    from pynimbus.common.interpreter import schedule_full_collections, set_switch_interval
 
     set_switch_interval(conf)
     return run_daemon(DevNimbusDaemon if dev else NimbusDaemon, conf, "Nimbus",

@@ -45,7 +45,7 @@ class RefusalLogFilter(logging.Filter):
         if isinstance(error, StormRuntimeException) and record.funcName.startswith(self._PREFIX):
             record.levelno, record.levelname = logging.WARNING, logging.getLevelName(
                 logging.WARNING)
-            record.name = "pynimbus.server"
+            record.name = "pynimbus.thrift.server"
             record.msg = "%s refused: %s"
             record.args = (record.funcName[len(self._PREFIX):], error.message)
             record.exc_info = record.exc_text = None

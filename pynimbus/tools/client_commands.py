@@ -2,7 +2,7 @@
 
 The ``storm`` client's topology commands with its arguments and outputs (1.2.4
 ``command/*.clj``), plus ``submit``, which does what ``sparse submit`` does for a streamparse
-project without lein or a JVM (:mod:`pynimbus.sparse_project`, :mod:`pynimbus.topology_jar`).
+project without lein or a JVM (:mod:`pynimbus.tools.sparse_project`, :mod:`pynimbus.tools.topology_jar`).
 Nimbus is ``--nimbus HOST:PORT`` when given, else the leader among ``nimbus.seeds`` on
 ``nimbus.thrift.port`` (storm.yaml, ``-c``).  A refusal from Nimbus (``NotAliveException``,
 ``InvalidTopologyException``, ...) or an unreachable Nimbus is one line on stderr naming the
@@ -20,13 +20,13 @@ from thrift.Thrift import TException
 from thrift.transport.TTransport import TTransportException
 
 from pynimbus.clojure_port.names import invalid_name_characters
-from pynimbus.config import parse_command_line_opt
+from pynimbus.common.config import parse_command_line_opt
 from pynimbus.generated.storm.ttypes import (
     KillOptions, SubmitOptions, TopologyInitialStatus)
-from pynimbus.storm_commands import (
+from pynimbus.tools.storm_commands import (
     CommandError, NimbusClient, connect_to_leader, parse_executor, parse_host_port,
     rebalance_options, storm_id_of, topology_table, upload_jar, wait_until_running)
-from pynimbus.topology_status import ALL_TIME, WINDOWS, error_summary, status_lines
+from pynimbus.tools.topology_status import ALL_TIME, WINDOWS, error_summary, status_lines
 
 CLIENT_COMMANDS = ("submit", "kill", "list", "status", "activate", "deactivate", "rebalance")
 DEFAULT_WAIT_TIMEOUT_SECS = 120
@@ -237,7 +237,7 @@ def rebalance(args, conf, stdout):
 
 def submit(args, conf, stdout):
     """Load the project, then on one connection: name check, jar upload, submit, wait."""
-    from pynimbus import sparse_project
+    from pynimbus.tools import sparse_project
 
     if args.name is not None and not args.name.strip():
         raise CommandError("--name cannot be empty: leave it out to name the topology after "
@@ -281,7 +281,7 @@ def name_refused_message(client, name):
 def topology_conf(client, project, command_line_options):
     """The conf sparse would send; the supervisors' hosts are asked of Nimbus only when
     ``storm.workers.list`` is not given (as sparse's ``get_storm_workers``)."""
-    from pynimbus.sparse_project import sparse_options
+    from pynimbus.tools.sparse_project import sparse_options
 
     cli_options = dict(parse_command_line_opt(option) for option in command_line_options)
     worker_hosts = []
@@ -304,7 +304,7 @@ def topology_conf(client, project, command_line_options):
 def upload_project_jar(client, project_root, stdout):
     """Build the project's jar in a temporary directory and upload it; return its location
     on Nimbus."""
-    from pynimbus.topology_jar import build_topology_jar
+    from pynimbus.tools.topology_jar import build_topology_jar
 
     with tempfile.TemporaryDirectory(prefix="pynimbus-submit-") as directory:
         jar_path = os.path.join(directory, "topology.jar")  # never a path from a name

@@ -9,7 +9,7 @@ import importlib
 import importlib.machinery
 import os
 
-PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # pynimbus/
 
 
 def compilable_modules():
