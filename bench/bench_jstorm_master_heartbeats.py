@@ -9,10 +9,10 @@ the worker's own collector), one stats-heartbeat period:
   writes one record (``pynimbus.worker.topology_master.combined_heartbeat``): 1 write.
 
 Prints, per shape, the writes and the bytes written to cluster state per period (gzip Thrift,
-as stored), the bytes sent over the transport to the master (compressed map entries), the
-microseconds the master's task spends on the reactor keeping them (it never decodes them) and
-the milliseconds the master's worker spends in its write thread inflating, splicing and
-gzipping the record (best of 5).  Asserts nothing.
+as stored), the bytes sent over the transport to the master (each worker's heartbeat as
+stored), the microseconds the master's task spends on the reactor keeping them (it never
+decodes them) and the milliseconds the master's worker spends in its write thread decoding
+them, merging their executors and encoding the record (best of 5).  Asserts nothing.
 
 Run: ``python bench/bench_jstorm_master_heartbeats.py``
 """
@@ -65,7 +65,7 @@ def master_period(beats, own_slot, tuples):
         master.receive(tuple_)
     relayed = master.take_relayed()
     kept = time.perf_counter()
-    record = combined_heartbeat(STORM_ID, beats[own_slot], relayed, 0, 60)
+    record = serialize(combined_heartbeat(STORM_ID, beats[own_slot], relayed, 0, 60))
     return kept - started, time.perf_counter() - kept, len(record)
 
 
@@ -81,7 +81,7 @@ def main():
         tuples = [TupleImpl(-1, "__system", TOPOLOGY_MASTER_HB_STREAM_ID,
                             heartbeat_values(beat, *slot), None)
                   for slot, beat in beats.items() if slot != own_slot]
-        sent = sum(len(t.values[1]) for t in tuples)
+        sent = sum(len(t.values[0][0]) for t in tuples)
         runs = [master_period(beats, own_slot, tuples) for _ in range(5)]
         print("%-20s %14s %14d %12d %16d %12.0f %14.1f" % (
             "%d x %d" % (workers, executors), "%d -> 1" % workers, plain_bytes, runs[0][2],

@@ -4,20 +4,18 @@ record Nimbus reads (``pynimbus.jstorm_port.topology_master``, ``pynimbus.worker
 """
 
 import json
-import zlib
 
 from pynimbus.clojure_port import system_topology, tasks
-from pynimbus.cluster.serialization import deserialize
+from pynimbus.cluster.serialization import deserialize, serialize
 from pynimbus.generated.storm import ttypes
 from pynimbus.jstorm_port.topology_master import stamp_scheduler
 from pynimbus.worker.executor import TupleImpl
 from pynimbus.worker.topology_master import (
-    TopologyMasterExecutor, combined_heartbeat, encoded_entries, heartbeat_values,
-    heartbeat_writer)
+    HeartbeatRouting, TopologyMasterExecutor, combined_heartbeat, heartbeat_values)
 from test_cluster_state import TOPOLOGY, heartbeat, state  # noqa: F401 (the fixture)
 from test_nimbus_scenarios import bolt, spout, topology
 
-HB_STREAM = "__master_task_heartbeat"
+HB_STREAM = "__master_task_heartbeat"  # the stream as JStorm names it
 JSTORM_MASTER = {"topology.workers": 2, "topology.acker.executors": 1,
                  "pynimbus.scheduler": "jstorm", "topology.master.single.worker": False}
 
@@ -88,29 +86,23 @@ class RecordingState:
     def worker_heartbeat(self, storm_id, node, port, info):
         self.written.append((storm_id, node, port, info))
 
-    def worker_heartbeat_data(self, storm_id, node, port, data):
-        self.written.append((storm_id, node, port,
-                             deserialize(data, ttypes.ClusterWorkerHeartbeat)))
 
-
-class FakeWorker:
-    """What :func:`heartbeat_writer` reads of a WorkerDaemon, with its transfers and writes
-    recorded."""
-
-    def __init__(self, task_to_executor, node="sup-b", port=6701):
-        self.storm_id = TOPOLOGY
-        self.task_to_component = {1: "__acker", 2: "__topology_master", 3: "word"}
-        self.task_to_executor = task_to_executor
-        self.supervisor_id, self.port = node, port
-        self.start_secs = 100
+class Transfers:
+    def __init__(self):
         self.sent = []
-        self.cluster_state = RecordingState()
 
-    def clock(self):
-        return 130.0
-
-    def transfer(self, dest_task, source_task, stream, message_id, values):
+    def __call__(self, dest_task, source_task, stream, message_id, values):
         self.sent.append((dest_task, source_task, stream, values))
+
+
+TASK_TO_COMPONENT = {1: "__acker", 2: "__topology_master", 3: "word"}
+
+
+def routing(master=None, node="sup-b", port=6701, task_to_component=TASK_TO_COMPONENT):
+    """A worker's HeartbeatRouting at ``node:port`` (at 130 s, started at 100 s), with its
+    transfers and writes recorded."""
+    return HeartbeatRouting(task_to_component, master, Transfers(), RecordingState(), TOPOLOGY,
+                            node, port, lambda: 130.0, 100)
 
 
 def master_executor():
@@ -118,24 +110,25 @@ def master_executor():
 
 
 def test_a_worker_without_the_master_sends_its_heartbeat_to_it_and_writes_nothing():
-    worker = FakeWorker({})
+    worker = routing()
     own = heartbeat([(3, 3), (-1, -1)], 120)
-    assert heartbeat_writer(worker, own) is None
-    assert [(d, s, stream) for d, s, stream, _ in worker.sent] == [(2, -1, HB_STREAM)]
+    assert worker.writer(own) is None
+    [(dest, source, stream, values)] = worker.transfer.sent
+    assert (dest, source, stream) == (2, -1, HB_STREAM)
     master = master_executor()
-    master.receive(TupleImpl(-1, "__system", HB_STREAM, worker.sent[0][3], None))
-    [(count, compressed)] = master.take_relayed().values()
-    assert (count, zlib.decompress(compressed)) == encoded_entries(own)
+    master.receive(TupleImpl(-1, "__system", HB_STREAM, values, None))
+    [stored] = master.take_relayed().values()
+    assert deserialize(stored, ttypes.ClusterWorkerHeartbeat) == own
     assert master.take_relayed() == {}
+    assert worker.cluster_state.written == []
 
 
 def test_without_a_master_a_worker_writes_its_own_heartbeat_at_its_slot():
-    worker = FakeWorker({})
-    worker.task_to_component = {1: "__acker", 3: "word"}
+    worker = routing(task_to_component={1: "__acker", 3: "word"})
     own = heartbeat([(3, 3), (-1, -1)], 120)
-    heartbeat_writer(worker, own)()
+    worker.writer(own)()
     assert worker.cluster_state.written == [(TOPOLOGY, "sup-b", 6701, own)]
-    assert heartbeat_writer(worker, None) is None
+    assert worker.writer(None) is None
 
 
 def test_the_masters_worker_writes_one_record_of_the_period():
@@ -145,42 +138,42 @@ def test_the_masters_worker_writes_one_record_of_the_period():
     relayed = heartbeat([(3, 3), (-1, -1)], 120)
     master.receive(TupleImpl(-1, "__system", HB_STREAM,
                              heartbeat_values(relayed, "sup-b", 6701), None))
-    worker = FakeWorker({2: master}, node="sup-a", port=6700)
-    heartbeat_writer(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 130))()
+    worker = routing(master, node="sup-a", port=6700)
+    worker.writer(heartbeat([(1, 1), (2, 2), (-1, -1)], 130))()
     [(_, node, port, record)] = worker.cluster_state.written
     assert (node, port) == ("sup-a", 6700)
     assert sorted((e.task_start, e.task_end) for e in record.executor_stats) == [
         (-1, -1), (1, 1), (2, 2), (3, 3)]
     assert (record.time_secs, record.uptime_secs) == (130, 30)
-    heartbeat_writer(worker, heartbeat([(1, 1), (2, 2), (-1, -1)], 133))()
+    worker.writer(heartbeat([(1, 1), (2, 2), (-1, -1)], 133))()
     again = worker.cluster_state.written[-1][3]
     assert (3, 3) not in [(e.task_start, e.task_end) for e in again.executor_stats]
-    assert worker.sent == []
+    assert worker.transfer.sent == []
 
 
 def test_a_malformed_heartbeat_tuple_is_dropped():
     master = master_executor()
     master.receive(TupleImpl(7, "word", HB_STREAM, ["too few"], None))
-    master.receive(TupleImpl(7, "word", HB_STREAM, [-1, b"", "sup-b", 6701], None))
-    master.receive(TupleImpl(7, "word", HB_STREAM, ["2", b"", "sup-b", 6701], None))
+    master.receive(TupleImpl(7, "word", HB_STREAM, [[b"", "sup-b"]], None))
+    master.receive(TupleImpl(7, "word", HB_STREAM, [[b"", "sup-b", "port"]], None))
     assert master.take_relayed() == {}
     assert combined_heartbeat(TOPOLOGY, None, {}, 1, 1) is None
 
 
-def test_the_record_is_the_heartbeat_storm_reads_with_every_executor_once():
-    """The spliced record decodes as a ``ClusterWorkerHeartbeat``; an executor sent by two
-    slots is read once, as the later entry (own worker's last); entries that do not inflate
-    are left out."""
+def test_the_record_holds_every_executor_once():
+    """An executor sent by two slots is read once, as the later report (own worker's last); a
+    heartbeat that does not decode is left out."""
     a = heartbeat([(3, 3), (4, 4), (-1, -1)], 5)
     own = heartbeat([(1, 1), (4, 4), (-1, -1)], 6)
-    [[count, compressed, _, _]] = heartbeat_values(a, "sup-b", 6701)
-    corrupt = (1, b"not zlib")
-    data = combined_heartbeat(TOPOLOGY, own, {("sup-b", 6701): (count, compressed),
-                                              ("sup-c", 6702): corrupt}, 130, 30)
-    record = deserialize(data, ttypes.ClusterWorkerHeartbeat)
+    [[stored, _, _]] = heartbeat_values(a, "sup-b", 6701)
+    record = combined_heartbeat(TOPOLOGY, own, {("sup-b", 6701): stored,
+                                                ("sup-c", 6702): b"not a heartbeat"}, 130, 30)
     assert (record.storm_id, record.time_secs, record.uptime_secs) == (TOPOLOGY, 130, 30)
     assert sorted((e.task_start, e.task_end) for e in record.executor_stats) == [
         (-1, -1), (1, 1), (3, 3), (4, 4)]
+    assert record.executor_stats[ttypes.ExecutorInfo(4, 4)] == own.executor_stats[
+        ttypes.ExecutorInfo(4, 4)]
+    assert deserialize(serialize(record), ttypes.ClusterWorkerHeartbeat) == record
 
 
 def test_json_conf_of_the_master_sets_one_task():

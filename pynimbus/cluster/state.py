@@ -440,13 +440,6 @@ class StormClusterState:
         self._written(path)
         return True
 
-    def worker_heartbeat_data(self, storm_id, node, port, data):
-        """``worker-heartbeat!`` of a ``ClusterWorkerHeartbeat`` already serialized (a
-        topology master's record, :mod:`pynimbus.worker.topology_master`)."""
-        path = paths.workerbeat_path(storm_id, node, port)
-        self.backend.set_data(path, data)
-        self._written(path)
-
     def remove_worker_heartbeat(self, storm_id, node, port):
         """Port of ``remove-worker-heartbeat!``."""
         path = paths.workerbeat_path(storm_id, node, port)

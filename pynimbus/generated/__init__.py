@@ -21,6 +21,8 @@ Thrift exception into a TypeError.  :func:`let_exceptions_travel` lets those dun
 through and keeps the Thrift fields immutable.
 """
 
+import operator
+
 from thrift.Thrift import TType
 from thrift.transport import TTransport
 
@@ -70,6 +72,21 @@ def _struct_hash(self):
         _hashable(getattr(self, field[2])) for field in self.thrift_spec if field is not None))
 
 
+def _mk_struct_hash(cls):
+    """``__hash__`` for a key struct: the generic one, or, when every field is a plain value
+    (``ExecutorInfo``, ``GlobalStreamId``: the keys of every heartbeat's stats maps), one that
+    reads the fields without inspecting them (decoding a heartbeat hashes thousands)."""
+    fields = [field for field in cls.thrift_spec if field is not None]
+    if any(field[1] in _CONTAINERS or field[1] == TType.STRUCT for field in fields):
+        return _struct_hash
+    read_fields = operator.attrgetter(*[field[2] for field in fields] or ["__class__"])
+    tag = cls.__name__
+
+    def plain_struct_hash(self):
+        return hash((tag, read_fields(self)))
+    return plain_struct_hash
+
+
 def _spec_read(self, iprot):
     """Read through the (fixed) spec: the generated ``read`` would build unhashable keys."""
     if (iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport)):
@@ -115,7 +132,7 @@ def make_map_keys_hashable(modules):
             cls.read = _spec_read
             fixed.append(cls)
     for cls in key_structs:
-        cls.__hash__ = _struct_hash
+        cls.__hash__ = _mk_struct_hash(cls)
     for cls in classes:
         for field in cls.thrift_spec:
             if field is not None:

@@ -59,7 +59,7 @@ from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
 from pynimbus.worker.topology_master import (
-    TOPOLOGY_MASTER_COMPONENT_ID, TopologyMasterExecutor, heartbeat_writer)
+    TOPOLOGY_MASTER_COMPONENT_ID, HeartbeatRouting, TopologyMasterExecutor, topology_master_task)
 from pynimbus.worker.transfer import TransferFn
 from pynimbus.worker.transport import (
     TupleClient, TupleServerFactory, authentication, receiving_limits, transport_settings)
@@ -284,6 +284,11 @@ class WorkerDaemon(object):
                 self.task_to_executor[task_id] = executor
         for executor in self.executors:
             executor.found_local_executors(self.task_to_executor)
+        master_task = topology_master_task(self.task_to_component)
+        self.heartbeat_routing = HeartbeatRouting(
+            self.task_to_component, self.task_to_executor.get(master_task), self.transfer,
+            self.cluster_state, self.storm_id, self.supervisor_id, self.port, self.clock,
+            self.start_secs)
 
     def _mk_executor(self, context, component_id, component, task_ids, groupers,
                      component_conf, is_spout):
@@ -513,7 +518,7 @@ class WorkerDaemon(object):
             if executor.task_ids[0] >= 0:
                 executor_to_stats[(executor.task_ids[0], executor.task_ids[-1])] = \
                     executor.stats.render()
-        write = heartbeat_writer(self, worker_heartbeat(
+        write = self.heartbeat_routing.writer(worker_heartbeat(
             self.storm_id, executor_to_stats, now, now - int(self.start_secs)))
         if write is None:
             return None

@@ -4,39 +4,32 @@ heartbeats (JStorm 2.2.1's ``TaskHeartbeatUpdater``, under ``pynimbus.scheduler:
 see :mod:`pynimbus.jstorm_port.topology_master` for when a topology has one).
 
 Every stats-heartbeat period (``task.heartbeat.frequency.secs``) a worker of such a topology
-sends its heartbeat's executor statistics to the master's task on the
-``__master_task_heartbeat`` stream over the worker transport, instead of writing its
-``ClusterWorkerHeartbeat`` to cluster state: the tuple's one value (the stream's one
-field, JStorm's ``hbEvent``) is ``[count, entries, node, port]``,
-``entries`` the Thrift binary encoding of the ``executor_stats`` map's ``count`` entries (each
-``ExecutorInfo`` key, then its ``ExecutorStats``), zlib-compressed (statistics repeat
-themselves: about 15 times smaller).  The master keeps the latest heartbeat per worker slot until its
-own worker's next period, then that worker writes one record for the whole topology: the
-cluster-state record.
+sends its ``ClusterWorkerHeartbeat`` to the master's task on the ``__master_task_heartbeat``
+stream over the worker transport, instead of writing it to cluster state: the tuple's one
+value (the stream's one field, JStorm's ``hbEvent``) is ``[heartbeat, node, port]``, the
+heartbeat as cluster state stores it (gzip of its Thrift binary encoding,
+:func:`pynimbus.cluster.serialization.serialize`).  The master keeps the latest heartbeat per
+worker slot, still encoded (the reactor never decodes it), until its own worker's next period;
+then that worker decodes them in the thread that writes and writes one record for the whole
+topology.
 
 The record (``/workerbeats/<storm-id>/<node>-<port>`` of the master's own slot, the path and
 struct Storm 1.2.4 uses): a ``ClusterWorkerHeartbeat`` whose ``executor_stats`` hold every
-executor reported to the master since the previous record (its own worker's included),
-``time_secs`` the time of the write and ``uptime_secs`` the master's worker's.  As JStorm's
-master uploads only the heartbeats received since its last upload, a worker that stopped
-sending is not in the next record, and Nimbus times its executors out as it times out a worker
-that stopped writing.  The master never decodes what it receives (decoding Thrift costs
-milliseconds per heartbeat): the record's map is the received entries spliced together under
-one map header, inflated, encoded and gzipped in the thread that writes it, never on the reactor (an
-executor listed twice is read as its later entry, as any Thrift map reader does).  Nimbus reads a slot's record for the executors the slot runs and, for
-the executors whose own slot has no record, the records of other slots that list them
-(``StormClusterState.executor_beats``).  Deliberate differences: the executors of other
-workers show the master's worker's uptime; the other workers write no record of their own.
+executor reported to the master since the previous record (its own worker's included, and an
+executor reported twice as its later report), ``time_secs`` the time of the write and
+``uptime_secs`` the master's worker's.  As JStorm's master uploads only the heartbeats
+received since its last upload, a worker that stopped sending is not in the next record, and
+Nimbus times its executors out as it times out a worker that stopped writing.  Nimbus reads a
+slot's record for the executors the slot runs and, for the executors whose own slot has no
+record, the records of other slots that list them (``StormClusterState.executor_beats``).
+Deliberate differences: the executors of other workers show the master's worker's uptime; the
+other workers write no record of their own.
 """
 
 import logging
-import zlib
 
-from thrift.protocol.TBinaryProtocol import TBinaryProtocol, TBinaryProtocolAccelerated
-from thrift.Thrift import TType
-from thrift.transport.TTransport import TMemoryBuffer
-
-from pynimbus.cluster.serialization import gzip_bytes
+from pynimbus.cluster.serialization import SerializationError, deserialize, serialize
+from pynimbus.generated.storm.ttypes import ClusterWorkerHeartbeat
 from pynimbus.jstorm_port.topology_master import (
     TOPOLOGY_MASTER_COMPONENT_ID, TOPOLOGY_MASTER_HB_STREAM_ID)
 from pynimbus.worker.executor import NoopBoltExecutor
@@ -53,69 +46,37 @@ def topology_master_task(task_to_component):
     return min(tasks) if tasks else None
 
 
-def encoded_entries(heartbeat):
-    """``(count, bytes)``: the Thrift binary encoding of a heartbeat's ``executor_stats``
-    entries, as they follow the map header in its encoding."""
-    buffer = TMemoryBuffer()
-    protocol = TBinaryProtocolAccelerated(buffer)
-    for executor, stats in heartbeat.executor_stats.items():
-        executor.write(protocol)
-        stats.write(protocol)
-    return len(heartbeat.executor_stats), buffer.getvalue()
-
-
 def heartbeat_values(heartbeat, node, port):
     """The tuple values a worker sends the master: one value, as the stream declares one field
-    (JStorm's ``hbEvent``), holding its entries' count and compressed bytes, node, port."""
-    count, entries = encoded_entries(heartbeat)
-    return [[count, zlib.compress(entries, 1), node, int(port)]]
+    (JStorm's ``hbEvent``): its heartbeat as stored, node, port."""
+    return [[serialize(heartbeat), node, int(port)]]
 
 
 def combined_heartbeat(storm_id, own, relayed, time_secs, uptime_secs):
-    """The one record of a period as stored (gzip of Thrift binary): a ``ClusterWorkerHeartbeat``
-    whose map holds the entries of every heartbeat in ``relayed`` (``{slot: (count,
-    compressed bytes)}``; entries that do not inflate are logged and left out) and then those
-    of ``own`` (None when the master's worker has no stats yet); None when there is no entry
-    (then nothing is written, as for a worker without stats)."""
-    parts = []
+    """The one record of a period: a ``ClusterWorkerHeartbeat`` whose map holds the executors
+    of every heartbeat in ``relayed`` (``{slot: stored heartbeat}``, in slot order; one that
+    does not decode is logged and left out) and then those of ``own`` (None when the master's
+    worker has no stats yet); None when there is no executor (then nothing is written, as
+    for a worker without stats).  Blocking work (decoding): run it off the reactor."""
+    executor_stats = {}
     for slot in sorted(relayed):
-        count, compressed = relayed[slot]
         try:
-            parts.append((count, zlib.decompress(compressed)))
-        except zlib.error as e:
+            executor_stats.update(deserialize(relayed[slot], ClusterWorkerHeartbeat)
+                                  .executor_stats)
+        except SerializationError as e:
             log.warning("topology master: dropped the heartbeat of %s:%s: %s", slot[0],
                         slot[1], e)
-    if own is not None and own.executor_stats:
-        parts.append(encoded_entries(own))
-    count = sum(c for c, _ in parts)
-    if count == 0:
+    if own is not None:
+        executor_stats.update(own.executor_stats)
+    if not executor_stats:
         return None
-    buffer = TMemoryBuffer()
-    protocol = TBinaryProtocol(buffer)
-    protocol.writeStructBegin("ClusterWorkerHeartbeat")
-    protocol.writeFieldBegin("storm_id", TType.STRING, 1)
-    protocol.writeString(storm_id)
-    protocol.writeFieldEnd()
-    protocol.writeFieldBegin("executor_stats", TType.MAP, 2)
-    protocol.writeMapBegin(TType.STRUCT, TType.STRUCT, count)
-    for _, entries in parts:
-        buffer.write(entries)
-    protocol.writeMapEnd()
-    protocol.writeFieldEnd()
-    protocol.writeFieldBegin("time_secs", TType.I32, 3)
-    protocol.writeI32(int(time_secs))
-    protocol.writeFieldEnd()
-    protocol.writeFieldBegin("uptime_secs", TType.I32, 4)
-    protocol.writeI32(int(uptime_secs))
-    protocol.writeFieldEnd()
-    protocol.writeFieldStop()
-    protocol.writeStructEnd()
-    return gzip_bytes(buffer.getvalue())
+    return ClusterWorkerHeartbeat(storm_id=storm_id, executor_stats=executor_stats,
+                                  time_secs=int(time_secs), uptime_secs=int(uptime_secs))
 
 
 class TopologyMasterExecutor(NoopBoltExecutor):
-    """The ``__topology_master`` bolt: keeps the latest entries (count and bytes) of each
-    worker slot that sent some since :meth:`take_relayed` last took them."""
+    """The ``__topology_master`` bolt: keeps the latest heartbeat (as stored) of each worker
+    slot that sent one since :meth:`take_relayed` last took them."""
 
     receives_at_once = False  # it reads its tuples' values: queued as a bolt's
 
@@ -127,10 +88,8 @@ class TopologyMasterExecutor(NoopBoltExecutor):
         if tuple_.stream != TOPOLOGY_MASTER_HB_STREAM_ID:
             return
         try:
-            [(count, entries, node, port)] = tuple_.values
-            if not isinstance(count, int) or count < 0:
-                raise ValueError("bad entry count %r" % (count,))
-            self._relayed[(str(node), int(port))] = (count, bytes(entries))
+            [(heartbeat, node, port)] = tuple_.values
+            self._relayed[(str(node), int(port))] = bytes(heartbeat)
         except (ValueError, TypeError) as e:
             log.warning("topology master: dropped a malformed heartbeat from task %s: %s",
                         tuple_.source_task, e)
@@ -140,41 +99,55 @@ class TopologyMasterExecutor(NoopBoltExecutor):
         return relayed
 
 
-def heartbeat_writer(worker, heartbeat):
-    """What a worker does with its stats heartbeat this period: a function writing it to
-    cluster state (blocking: run it in a thread), or None when there is nothing to write (no
-    stats, or the heartbeat went to the master over the transport, on the reactor).
+class HeartbeatRouting:
+    """Where a worker's stats heartbeat goes each period (made once per worker).
 
-    Without a master the function writes the heartbeat at the worker's slot, as Storm's
-    worker does; on the master's worker it writes the period's record there.
+    Without a master the heartbeat is written at the worker's slot, as Storm's worker does;
+    a worker of a topology with a master sends it to the master's task over ``transfer``;
+    the master's own worker writes the period's record at its slot.
 
-    :param worker: the :class:`~pynimbus.worker.daemon.WorkerDaemon` (its task maps,
-        ``transfer``, ids, clock and cluster state).
-    :param heartbeat: the worker's own ``ClusterWorkerHeartbeat``, or None without stats.
+    :param task_to_component: the topology's ``{task: component}``.
+    :param master: the master's executor when this worker runs it, else None.
+    :param transfer: the worker's transfer function.
+    :param cluster_state: where heartbeats are written (``worker_heartbeat``).
+    :param storm_id, node, port: the worker's topology and slot.
+    :param clock: Unix seconds; ``start_secs`` the worker's start on it.
     """
-    master_task = topology_master_task(worker.task_to_component)
-    master = worker.task_to_executor.get(master_task) if master_task is not None else None
-    if master_task is not None and master is None:
-        if heartbeat is not None:
-            worker.transfer(master_task, SYSTEM_TASK_ID, TOPOLOGY_MASTER_HB_STREAM_ID,
-                            MessageId({}),
-                            heartbeat_values(heartbeat, worker.supervisor_id, worker.port))
-        return None
-    if master is not None:
-        now = worker.clock()
-        relayed = master.take_relayed()
+
+    def __init__(self, task_to_component, master, transfer, cluster_state, storm_id, node,
+                 port, clock, start_secs):
+        self.master_task = topology_master_task(task_to_component)
+        self.master = master
+        self.transfer = transfer
+        self.cluster_state = cluster_state
+        self.storm_id, self.node, self.port = storm_id, node, port
+        self.clock = clock
+        self.start_secs = start_secs
+
+    def writer(self, heartbeat):
+        """What to do with this period's ``heartbeat`` (None without stats): a function
+        writing to cluster state (blocking: run it in a thread), or None when there is
+        nothing to write (no stats, or it went to the master, on the reactor, now)."""
+        if self.master_task is not None and self.master is None:
+            if heartbeat is not None:
+                self.transfer(self.master_task, SYSTEM_TASK_ID, TOPOLOGY_MASTER_HB_STREAM_ID,
+                              MessageId({}), heartbeat_values(heartbeat, self.node, self.port))
+            return None
+        if self.master is not None:
+            return self._record_writer(heartbeat)
+        if heartbeat is None:
+            return None
+        return lambda: self.cluster_state.worker_heartbeat(self.storm_id, self.node,
+                                                           self.port, heartbeat)
+
+    def _record_writer(self, heartbeat):
+        now = self.clock()
+        relayed = self.master.take_relayed()
 
         def write_record():
-            data = combined_heartbeat(worker.storm_id, heartbeat, relayed, now,
-                                      now - worker.start_secs)
-            if data is not None:
-                worker.cluster_state.worker_heartbeat_data(
-                    worker.storm_id, worker.supervisor_id, worker.port, data)
+            record = combined_heartbeat(self.storm_id, heartbeat, relayed, now,
+                                        now - self.start_secs)
+            if record is not None:
+                self.cluster_state.worker_heartbeat(self.storm_id, self.node, self.port,
+                                                    record)
         return write_record
-    if heartbeat is None:
-        return None
-
-    def write():
-        worker.cluster_state.worker_heartbeat(worker.storm_id, worker.supervisor_id,
-                                              worker.port, heartbeat)
-    return write
