@@ -55,7 +55,7 @@ from pynimbus.worker.daemon import (  # noqa: E402
 from pynimbus.worker.executor import TupleImpl  # noqa: E402
 from pynimbus.worker.groupings import (  # noqa: E402
     FieldsGrouper, mk_grouper_context, mk_shuffle_grouper)
-from pynimbus.worker.inprocess import inprocess_component_classes  # noqa: E402
+from pynimbus.worker.inprocess.selection import inprocess_component_classes  # noqa: E402
 from pynimbus.worker.message_id import MessageId, mk_id_source  # noqa: E402
 from pynimbus.worker.spout_pending import SpoutPending  # noqa: E402
 from pynimbus.worker.stats import BoltStatsCollector, SpoutStatsCollector  # noqa: E402

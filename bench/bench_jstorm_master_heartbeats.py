@@ -57,12 +57,23 @@ def worker_beats(workers, executors, clock):
     return beats
 
 
+def master_context():
+    """What the master's executor reads of its worker here: a conf and a loop."""
+    from twisted.internet import task
+
+    from pynimbus.worker.executor import WorkerContext
+    from pynimbus.worker.receive_queue import ExecutorLoop
+    fields = dict.fromkeys(WorkerContext._fields)
+    fields.update(storm_conf={}, loop=ExecutorLoop(task.Clock().callLater, lambda: None))
+    return WorkerContext(**fields)
+
+
 def master_period(beats, own_slot, tuples):
     """``(seconds on the reactor, seconds in the write thread, record bytes)``."""
-    master = TopologyMasterExecutor(None, "__topology_master", [0], {}, {}, None)
+    master = TopologyMasterExecutor(master_context(), "__topology_master", [0], {}, {}, None)
     started = time.perf_counter()
     for tuple_ in tuples:
-        master.receive(tuple_)
+        master.accept(0, tuple_)
     relayed = master.take_relayed()
     kept = time.perf_counter()
     record = serialize(combined_heartbeat(STORM_ID, beats[own_slot], relayed, 0, 60))

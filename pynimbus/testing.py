@@ -51,7 +51,7 @@ from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
     out_tasks, out_tasks_direct)
 from pynimbus.worker.multilang.topology_context import topology_context_json
-from pynimbus.worker.pystorm_host import NoMessageDue, make_component, setup_component
+from pynimbus.worker.inprocess.pystorm_host import NoMessageDue, make_component, setup_component
 
 Emitted = collections.namedtuple("Emitted", "task stream values anchors direct_task tup_id "
                                             "to_tasks")

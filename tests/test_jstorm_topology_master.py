@@ -105,8 +105,19 @@ def routing(master=None, node="sup-b", port=6701, task_to_component=TASK_TO_COMP
                             node, port, lambda: 130.0, 100)
 
 
+def master_context():
+    """What the master's executor reads of its worker here: a conf and a loop."""
+    from twisted.internet import task
+
+    from pynimbus.worker.executor import WorkerContext
+    from pynimbus.worker.receive_queue import ExecutorLoop
+    fields = dict.fromkeys(WorkerContext._fields)
+    fields.update(storm_conf={}, loop=ExecutorLoop(task.Clock().callLater, lambda: None))
+    return WorkerContext(**fields)
+
+
 def master_executor():
-    return TopologyMasterExecutor(None, "__topology_master", [2], {}, {}, None)
+    return TopologyMasterExecutor(master_context(), "__topology_master", [2], {}, {}, None)
 
 
 def test_a_worker_without_the_master_sends_its_heartbeat_to_it_and_writes_nothing():
@@ -116,7 +127,7 @@ def test_a_worker_without_the_master_sends_its_heartbeat_to_it_and_writes_nothin
     [(dest, source, stream, values)] = worker.transfer.sent
     assert (dest, source, stream) == (2, -1, HB_STREAM)
     master = master_executor()
-    master.receive(TupleImpl(-1, "__system", HB_STREAM, values, None))
+    master.accept(2, TupleImpl(-1, "__system", HB_STREAM, values, None))
     [stored] = master.take_relayed().values()
     assert deserialize(stored, ttypes.ClusterWorkerHeartbeat) == own
     assert master.take_relayed() == {}
@@ -136,7 +147,7 @@ def test_the_masters_worker_writes_one_record_of_the_period():
     uptime; the relayed ones are taken (a worker that stops sending drops out)."""
     master = master_executor()
     relayed = heartbeat([(3, 3), (-1, -1)], 120)
-    master.receive(TupleImpl(-1, "__system", HB_STREAM,
+    master.accept(2, TupleImpl(-1, "__system", HB_STREAM,
                              heartbeat_values(relayed, "sup-b", 6701), None))
     worker = routing(master, node="sup-a", port=6700)
     worker.writer(heartbeat([(1, 1), (2, 2), (-1, -1)], 130))()
@@ -153,9 +164,9 @@ def test_the_masters_worker_writes_one_record_of_the_period():
 
 def test_a_malformed_heartbeat_tuple_is_dropped():
     master = master_executor()
-    master.receive(TupleImpl(7, "word", HB_STREAM, ["too few"], None))
-    master.receive(TupleImpl(7, "word", HB_STREAM, [[b"", "sup-b"]], None))
-    master.receive(TupleImpl(7, "word", HB_STREAM, [[b"", "sup-b", "port"]], None))
+    master.accept(2, TupleImpl(7, "word", HB_STREAM, ["too few"], None))
+    master.accept(2, TupleImpl(7, "word", HB_STREAM, [[b"", "sup-b"]], None))
+    master.accept(2, TupleImpl(7, "word", HB_STREAM, [[b"", "sup-b", "port"]], None))
     assert master.take_relayed() == {}
     assert combined_heartbeat(TOPOLOGY, None, {}, 1, 1) is None
 

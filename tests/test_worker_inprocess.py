@@ -1,6 +1,6 @@
 """In-process streamparse components (pynimbus.worker.inprocess) without a worker process: the
-runner's command read, what falls back to a subprocess, and pystorm classes driven by the
-ShellBolt/ShellSpout executors on a ``task.Clock``."""
+runner's command read, what falls back to a subprocess, and pystorm classes hosted in process
+and driven by their bolt and spout executors on a ``task.Clock``."""
 # test-case-name: tests.test_worker_inprocess
 
 import itertools
@@ -14,8 +14,10 @@ from worker_topologies import common
 from pynimbus.generated.storm.ttypes import (
     Bolt, ComponentObject, GlobalStreamId, Grouping, NullStruct, ShellComponent, SpoutSpec,
     StormTopology)
-from pynimbus.worker import executor, inprocess, stats
+from pynimbus.worker import executor, stats
+from pynimbus.worker.inprocess import bolt_host, selection, spout_host
 from pynimbus.worker.message_id import UNANCHORED, MessageId
+from pynimbus.worker.receive_queue import ExecutorLoop
 
 COMPONENTS = '''
     import collections
@@ -92,6 +94,16 @@ COMPONENTS = '''
             super()._run()
 
 
+    class OwnAckBolt(Bolt):
+        """Its own ack (pystorm's, after it) reaches the executor as pystorm's message."""
+        def ack(self, tup):
+            SEEN["own ack"].append(tup.id)
+            super().ack(tup)
+
+        def process(self, tup):
+            self.emit([tup.values[0]])
+
+
     class AnchoringBolt(Bolt):
         def process(self, tup):
             self.emit(["auto", 0])  # pystorm's auto-anchor: to tup
@@ -165,21 +177,18 @@ class Worker:
     def __init__(self, has_ackers=False, **conf):
         self.clock = task.Clock()
         self.transferred, self.errors, self.deaths = [], [], []
-        self.room_again_calls = 0
         self.conf = dict({"topology.name": "inproc"}, **conf)
         fields = dict.fromkeys(executor.WorkerContext._fields)
         fields.update(
             reactor=self.clock, compat="1.x", storm_conf=self.conf, has_ackers=has_ackers,
             generate_id=itertools.count(1).__next__,
             now_ms=lambda: int(self.clock.seconds() * 1000),
-            throttled=lambda: False, room_again=self._room_again, user_topology=topology(),
+            throttled=lambda: False, user_topology=topology(),
             task_to_component=TASK_TO_COMPONENT,
+            loop=ExecutorLoop(self.clock.callLater, lambda: None),
             transfer=lambda *args: self.transferred.append(args),
             report_error=lambda component_id, text: self.errors.append((component_id, text)))
         self.context = executor.WorkerContext(**fields)
-
-    def _room_again(self):
-        self.room_again_calls += 1
 
     def executor(self, is_spout, component_id, task_id, component_class):
         kind = "spout" if is_spout else "bolt"
@@ -187,29 +196,32 @@ class Worker:
                    "__ack_ack": {"__acker": lambda task_id, values, load=None: [7]}}
         args = (self.context, component_id, [task_id], grouper, self.conf,
                 stats.ExecutorStatsCollector(kind, self.clock.seconds))
-        return inprocess.mk_shell_executor(
-            args, is_spout, component_class, command=None, env=None,
+        if is_spout:
+            return executor.SpoutExecutor(
+                *args, host_factory=spout_host.spout_host_factory(component_class),
+                on_child_died=lambda component_id, message: self.deaths.append(message))
+        return executor.BoltExecutor(
+            *args, host_factory=bolt_host.bolt_host_factory(component_class),
             on_child_died=lambda component_id, message: self.deaths.append(message))
 
 
-@pytest.fixture(params=["direct calls", "messages"])
-def host_path(request, monkeypatch):
-    """Each in-process test twice: pystorm's plumbing called past where it may be (the
-    default), and every component on pystorm's message path."""
-    if request.param == "messages":
-        monkeypatch.setattr(inprocess, "direct_calls", lambda cls, kind: frozenset())
-    return request.param
-
-
 def imported(resources, target, is_spout=False):
-    return inprocess.import_component_class(resources, target, is_spout)
+    return selection.import_component_class(resources, target, is_spout)
 
 
 def started_bolt(resources, worker, class_name):
-    component_class, _why_not = imported(resources, "inproc_components." + class_name)
+    component_class, why_not = imported(resources, "inproc_components." + class_name)
+    assert component_class is not None, why_not
     bolt = worker.executor(False, "split", 2, component_class)
     assert bolt.launch_children().called
     return bolt
+
+
+def deliver(worker, bolt, *values_and_ids):
+    """Tuples from task 1 of ``sentences`` into the bolt's queue, then the loop's turn."""
+    for values, message_id in values_and_ids:
+        bolt.receive(2, executor.TupleImpl(1, "sentences", "default", values, message_id))
+    worker.clock.advance(0)
 
 
 @pytest.mark.parametrize("argv, target", [
@@ -226,7 +238,7 @@ def started_bolt(resources, worker, class_name):
 def test_the_runners_target_is_read_from_its_argv(argv, target):
     """``streamparse_run [-s SERIALIZER] module.Class``, split on spaces as the runner does;
     anything else is no target (the subprocess runs it)."""
-    assert inprocess.streamparse_target(argv) == target
+    assert selection.streamparse_target(argv) == target
 
 
 def test_only_an_importable_pystorm_class_of_the_components_kind_runs_in_process(resources):
@@ -247,28 +259,26 @@ def test_only_an_importable_pystorm_class_of_the_components_kind_runs_in_process
 def test_pynimbus_worker_inprocess_false_leaves_every_component_to_its_subprocess(resources):
     commands = {"split": (["streamparse_run", "inproc_components.SplitBolt"], False),
                 "py": (["python", "split.py"], False)}
-    assert set(inprocess.inprocess_component_classes({}, commands, resources, {})) == {"split"}
+    assert set(selection.inprocess_component_classes({}, commands, resources, {})) == {"split"}
     for off in (False, "false"):
-        assert inprocess.inprocess_component_classes(
+        assert selection.inprocess_component_classes(
             {"pynimbus.worker.inprocess": off}, commands, resources, {}) == {}
 
 
 def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python_objects(
-        resources, host_path):
+        resources):
     """initialize sees the JSON forms a child would read; a tuple reaches ``process`` as
     pystorm's namedtuple of the source's fields, each emit is routed with the emitted objects
     (not a JSON copy: a set stays a set), and pystorm's auto-ack finishes the input."""
     from inproc_components import SEEN
     worker = Worker(**{"some.tuple": (1, 2)})
     bolt = started_bolt(resources, worker, "SplitBolt")
-    assert (type(bolt.processes[2]) is inprocess.DirectInProcessBolt) == (
-        host_path == "direct calls")
+    assert type(bolt.hosts[2]) is bolt_host.InProcessBolt
     [(conf, context)] = SEEN["initialize"]
     assert conf["some.tuple"] == [1, 2] and context["taskid"] == 2
     assert context["componentid"] == "split"
     extra = {"a", "set"}
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["the cow", extra], UNANCHORED),
-                 2)
+    deliver(worker, bolt, (["the cow", extra], UNANCHORED))
     [tup] = SEEN["process"]
     assert tup.values.sentence == "the cow" and tup.task == 1
     assert [(dest, source, stream, values) for dest, source, stream, _id, values
@@ -278,7 +288,18 @@ def test_a_bolt_in_process_gets_the_handshakes_conf_and_context_and_emits_python
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
-def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, host_path, caplog):
+def test_nothing_runs_in_the_senders_call(resources):
+    """A tuple waits in the bolt's receive queue until the worker's loop hands it over."""
+    from inproc_components import SEEN
+    worker = Worker()
+    bolt = started_bolt(resources, worker, "SplitBolt")
+    bolt.receive(2, executor.TupleImpl(1, "sentences", "default", ["a b", 0], UNANCHORED))
+    assert SEEN["process"] == [] and len(bolt.queue) == 1
+    worker.clock.advance(0)
+    assert len(SEEN["process"]) == 1 and len(bolt.queue) == 0
+
+
+def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, caplog):
     """A tick tuple reaches ``process_tick``; what the component logs goes to the worker's
     own log under ``pynimbus.shell.<component>``, not to the root logger's pystorm handler."""
     import logging
@@ -293,13 +314,12 @@ def test_a_tick_reaches_process_tick_which_logs_to_the_worker_log(resources, hos
     assert not any(type(h).__name__ == "StormHandler" for h in logging.getLogger().handlers)
 
 
-def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resources, host_path):
+def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resources):
     """pystorm's report (an error with the exception) goes to the worker's report, then the
     component dies: the worker is told, with the traceback; nothing reaches it after."""
     worker = Worker()
     bolt = started_bolt(resources, worker, "RaisingBolt")
-    for n in range(2):
-        bolt.receive(executor.TupleImpl(1, "sentences", "default", [n, 0], UNANCHORED), 2)
+    deliver(worker, bolt, ([0, 0], UNANCHORED), ([1, 0], UNANCHORED))
     [(component_id, error)] = worker.errors
     assert component_id == "split" and "Python ValueError raised" in error
     assert "cannot take SentencesDefaultTuple(sentence=0, extra=0)" in error
@@ -307,60 +327,68 @@ def test_a_bolt_raising_in_process_is_reported_and_dies_as_a_child_would(resourc
     assert "raised in process" in death and "ValueError: cannot take" in death
 
 
-def test_pystorms_plumbing_is_called_past_only_where_the_class_keeps_pystorms_own(resources):
-    """``run`` (the loop body), ``emit``, ``ack`` and ``fail`` each go direct only when no
-    class between the component's and pystorm's overrides them; an own loop body, or a class
-    whose MRO differs from pystorm's below it, keeps everything on the message path."""
+def test_only_classes_that_keep_pystorms_plumbing_run_in_process(resources):
+    """A bolt's own ``emit`` or any own loop body, reading or sending (pystorm's own loop
+    calls those, and a bolt's emit anchors through the loop's state), in the class or a mixin
+    of it, runs as a subprocess, with the reason; a spout's own ``emit``, a bolt's own ``ack``
+    (their messages take the checked path) and streamparse's classes run in process."""
+    for target, reason in [("OwnEmitBolt", "overrides pystorm's emit"),
+                           ("OwnRunBolt", "overrides pystorm's _run")]:
+        cls, why_not = imported(resources, "inproc_components." + target)
+        assert cls is None and reason in why_not
+    for target, is_spout in [("ReliableWords", True), ("OwnAckBolt", False),
+                             ("EndlessSpout", True), ("SplitBolt", False)]:
+        cls, why_not = imported(resources, "inproc_components." + target, is_spout)
+        assert why_not is None and cls.__name__ == target
     import inproc_components as c
-    bolt, spout = "bolt", "spout"
-    assert inprocess.direct_calls(c.SplitBolt, bolt) == {"run", "emit", "ack", "fail"}
-    assert inprocess.direct_calls(c.OwnEmitBolt, bolt) == {"run", "ack", "fail"}
-    assert inprocess.direct_calls(c.OwnRunBolt, bolt) == set()
-    assert inprocess.direct_calls(c.EndlessSpout, spout) == {"run", "emit"}
-    assert inprocess.direct_calls(c.ReliableWords, spout) == {"run"}
 
     class Mixin(object):
         def emit(self, *args, **kwargs):
             return super().emit(*args, **kwargs)
 
-    class Mixed(c.Bolt, Mixin):  # Bolt.emit's super() would reach Mixin.emit
+    class Mixed(c.Bolt, Mixin):
         pass
-    assert inprocess.direct_calls(Mixed, bolt) == set()
+    c.Mixed = Mixed
+    cls, why_not = imported(resources, "inproc_components.Mixed")
+    assert cls is None and "overrides pystorm's emit" in why_not
+    import streamparse
+    for sp_class, is_spout in [(streamparse.Bolt, False), (streamparse.Spout, True)]:
+        c.StreamparseKind = type("StreamparseKind", (sp_class,), {})
+        cls, why_not = imported(resources, "inproc_components.StreamparseKind", is_spout)
+        assert why_not is None
 
 
-def test_a_bolts_own_emit_runs_and_its_tuples_are_still_routed_and_acked(resources,
-                                                                         host_path):
+def test_a_bolts_own_ack_takes_pystorms_message_to_the_executor(resources):
     from inproc_components import SEEN
-    worker = Worker()
-    bolt = started_bolt(resources, worker, "OwnEmitBolt")
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
-    assert SEEN["own emit"] == [["cow"]]
-    assert [values for *_, values in worker.transferred] == [["COW"]]
+    worker = Worker(has_ackers=True)
+    bolt = started_bolt(resources, worker, "OwnAckBolt")
+    deliver(worker, bolt, (["cow", 0], MessageId({100: 64})))
+    assert SEEN["own ack"] == ["1"]
+    assert [(dest, stream, values) for dest, _, stream, _, values in worker.transferred] == [
+        (9, "default", ["cow"]), (7, "__ack_ack", [100, 64 ^ 1])]
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
-def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(
-        resources, host_path):
+def test_an_emit_asking_for_task_ids_gets_them_and_a_second_ack_kills_the_bolt(resources):
     """``need_task_ids=True`` returns the out tasks; acking a tuple already acked is
     ShellBolt's protocol error: the component dies with it, as a child would."""
     from inproc_components import SEEN
     worker = Worker()
     bolt = started_bolt(resources, worker, "TwiceAckingBolt")
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    deliver(worker, bolt, (["cow", 0], UNANCHORED))
     assert SEEN["task ids"] == [[9]]
     [death] = worker.deaths
     assert "Acked a non-existent or already acked/failed id: 1" in death
 
 
 def test_emits_are_anchored_as_storms_bolt_emit_anchors_them_and_the_ack_closes_the_xor(
-        resources, host_path):
+        resources):
     """executor.clj bolt-emit: an emit anchored to the input (pystorm's auto-anchor) gets one
     new edge id under the input's root, ``anchors=[]`` none, two anchors one edge id each
     XORed together; the ack tells the acker the input's edge id XOR all of them."""
     worker = Worker(has_ackers=True)
     bolt = started_bolt(resources, worker, "AnchoringBolt")
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["x", 0],
-                                    MessageId({100: 64})), 2)
+    deliver(worker, bolt, (["x", 0], MessageId({100: 64})))
     assert worker.transferred == [
         (9, 2, "default", MessageId({100: 1}), ["auto", 0]),
         (9, 2, "default", UNANCHORED, ["none", 0]),
@@ -369,79 +397,74 @@ def test_emits_are_anchored_as_storms_bolt_emit_anchors_them_and_the_ack_closes_
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
-def test_a_tuple_delivered_while_the_bolt_processes_one_waits_for_its_end(resources,
-                                                                           host_path):
-    """Calls never nest: a tuple handed to the executor from inside ``process`` (as a worker
-    delivering at once would) is processed once the running one is done, and both are
-    emitted from and acked in that order."""
+def test_a_tuple_delivered_while_the_bolt_processes_one_waits_for_its_end(resources):
+    """Calls never nest: a tuple handed to the executor from inside ``process`` is processed
+    once the running one is done, and both are emitted from and acked in that order."""
     from inproc_components import SEEN, ReenteringBolt
     worker = Worker()
     bolt = started_bolt(resources, worker, "ReenteringBolt")
     ReenteringBolt.hook = lambda: bolt.receive(
-        executor.TupleImpl(1, "sentences", "default", ["second", 0], UNANCHORED), 2)
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["first", 0], UNANCHORED), 2)
+        2, executor.TupleImpl(1, "sentences", "default", ["second", 0], UNANCHORED))
+    deliver(worker, bolt, (["first", 0], UNANCHORED))
     assert SEEN["calls"] == ["start first", "end first", "start second", "end second"]
     assert [values for *_, values in worker.transferred] == [["first", 0], ["second", 0]]
     assert len(bolt.inputs[2]) == 0 and not worker.errors and not worker.deaths
 
 
-def test_a_full_bolt_tells_the_worker_of_room_once_when_an_input_is_acked(resources,
-                                                                          host_path):
-    """``topology.executor.receive.buffer.size`` unfinished inputs fill the executor; the
-    first ack after ``has_room`` said no tells the worker (``room_again``) once."""
+def test_inputs_a_bolt_holds_are_acked_when_it_acks_them(resources):
+    """With auto-ack off the inputs stay pending (the executor takes more meanwhile: an
+    in-process bolt never refuses its queue) until the bolt acks them, in any order."""
     from inproc_components import SEEN
-    worker = Worker(**{"topology.executor.receive.buffer.size": 2})
+    worker = Worker(has_ackers=True)
     bolt = started_bolt(resources, worker, "HoldingBolt")
-    for word in ("a", "b"):
-        bolt.receive(executor.TupleImpl(1, "sentences", "default", [word, 0], UNANCHORED), 2)
-    assert bolt.has_room() is False and worker.room_again_calls == 0
-    component = bolt.processes[2].component
-    component.ack(SEEN["held"][0])
-    assert bolt.has_room() and worker.room_again_calls == 1
+    deliver(worker, bolt, (["a", 0], MessageId({100: 1})), (["b", 0], MessageId({200: 2})))
+    assert len(bolt.inputs[2]) == 2 and worker.transferred == []
+    component = bolt.hosts[2].component
     component.ack(SEEN["held"][1])
-    assert worker.room_again_calls == 1 and len(bolt.inputs[2]) == 0 and not worker.deaths
+    component.ack(SEEN["held"][0])
+    assert [values for *_, values in worker.transferred] == [[200, 2], [100, 1]]
+    assert len(bolt.inputs[2]) == 0 and not worker.deaths
 
 
-def test_values_not_matching_the_declared_fields_raise_pystorms_type_error(resources,
-                                                                           host_path):
+def test_values_not_matching_the_declared_fields_raise_pystorms_type_error(resources):
     """pystorm's ``read_tuple`` builds the values' namedtuple of the source's declared
     fields: a tuple with another number of values raises its TypeError in the bolt, which
     dies; one with the right number arrives as that namedtuple."""
     from inproc_components import SEEN
     worker = Worker()
     bolt = started_bolt(resources, worker, "SplitBolt")
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["a cow", 0], UNANCHORED), 2)
+    deliver(worker, bolt, (["a cow", 0], UNANCHORED))
     (seen,) = SEEN["process"]
     assert (seen.values.sentence, seen.values.extra) == ("a cow", 0)
     assert not worker.deaths
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0, 1], UNANCHORED), 2)
+    deliver(worker, bolt, (["cow", 0, 1], UNANCHORED))
     [death] = worker.deaths
     assert "TypeError: SentencesDefaultTuple.__new__() takes 3 positional arguments" in death
 
 
-def test_an_emit_of_a_str_raises_pystorms_type_error_in_the_bolt(resources, host_path):
+def test_an_emit_of_a_str_raises_pystorms_type_error_in_the_bolt(resources):
     """Arguments of another type than pystorm lets through take pystorm's own emit: its
     TypeError is the bolt's exception, reported, and the bolt dies with it."""
     worker = Worker()
     bolt = started_bolt(resources, worker, "StrEmittingBolt")
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    deliver(worker, bolt, (["cow", 0], UNANCHORED))
     [(_component, error)] = worker.errors
     assert "All Tuples must be either lists or tuples" in error
     [death] = worker.deaths
     assert "TypeError" in death and not worker.transferred
 
 
-def test_anchoring_to_an_acked_tuple_kills_the_bolt(resources, host_path):
+def test_anchoring_to_an_acked_tuple_kills_the_bolt(resources):
     worker = Worker()
     bolt = started_bolt(resources, worker, "LateAnchoringBolt")
-    bolt.receive(executor.TupleImpl(1, "sentences", "default", ["cow", 0], UNANCHORED), 2)
+    deliver(worker, bolt, (["cow", 0], UNANCHORED))
     [death] = worker.deaths
     assert "Anchored onto 1 after ack/fail" in death and not worker.transferred
 
 
 @pytest.mark.parametrize("max_pending, per_turn", [(250, [100, 100, 50]), (100, [100])])
 def test_a_spout_in_process_emits_in_batches_up_to_max_spout_pending(
-        resources, host_path, max_pending, per_turn):
+        resources, max_pending, per_turn):
     """``next_tuple`` runs at most NEXT_TUPLE_BATCH times per reactor turn, and never past
     ``topology.max.spout.pending`` trees in flight (none is acked here)."""
     worker = Worker(has_ackers=True, **{"topology.max.spout.pending": max_pending})
@@ -464,31 +487,19 @@ def test_a_spout_in_process_emits_in_batches_up_to_max_spout_pending(
     assert len(worker.transferred) == max_pending and not worker.clock.getDelayedCalls()
 
 
-@pytest.mark.parametrize("kind, message", [
-    ("bolt", {"command": "emit", "tuple": ["a", 1], "anchors": ["3"], "need_task_ids": False}),
-    ("bolt", {"command": "emit", "tuple": ("a",), "stream": "s", "task": 4}),
-    ("bolt", {"command": "emit", "tuple": ["a"], "anchors": [], "task": 0}),
-    ("bolt", {"command": "ack", "id": "3"}),
-    ("bolt", {"command": "fail", "id": "3"}),
-    ("bolt", {"command": "sync"}),
-    ("spout", {"command": "emit", "tuple": ["a"], "id": 7, "need_task_ids": False}),
-    ("spout", {"command": "sync"}),
-])
-def test_pystorms_messages_become_the_actions_the_checked_path_gives(kind, message):
-    """The unchecked reading of pystorm's emit, ack, fail and sync gives what shell_msg and
-    bolt_action/spout_action give for the same message sent by a child."""
-    from pynimbus.worker.multilang import shell_msg
-    to_action = shell_msg.bolt_action if kind == "bolt" else shell_msg.spout_action
-    checked = dict(message, tuple=list(message["tuple"])) if "tuple" in message else message
-    assert inprocess.pystorm_action(message, kind) == to_action(shell_msg.shell_msg(checked))
-
-
-@pytest.mark.parametrize("kind, message", [
-    ("bolt", {"command": "emit", "tuple": "not a list"}),
-    ("bolt", {"command": "emit", "tuple": ["a"], "anchors": [3]}),
-    ("bolt", {"command": "ack", "id": 3}),
-    ("spout", {"command": "ack", "id": 3}),
-    ("bolt", {"command": "log", "msg": "hi", "level": 2}),
-])
-def test_anything_else_takes_the_checked_path(kind, message):
-    assert inprocess.pystorm_action(message, kind) is None
+def test_a_spouts_own_emit_takes_pystorms_message_to_the_executor(resources):
+    """ReliableSpout keeps its own emit (it remembers what it emitted): its message reaches
+    ShellSpout's emit, whose tree is pending (at max spout pending 1: asked no more)."""
+    worker = Worker(has_ackers=True, **{"topology.max.spout.pending": 1})
+    component_class, why_not = imported(resources, "inproc_components.ReliableWords", True)
+    assert why_not is None
+    spout = worker.executor(True, "sentences", 1, component_class)
+    spout.launch_children()
+    component = spout.hosts[1].component
+    component.next_tuple = lambda: component.emit(["w"], tup_id="t1")
+    spout.children_ready()
+    spout.set_active(True)
+    worker.clock.advance(0)
+    assert [(dest, stream, values) for dest, _, stream, _, values in worker.transferred] == [
+        (9, "default", ["w"])]
+    assert spout.pending.pending_count() == 1 and not worker.deaths

@@ -284,8 +284,7 @@ def test_a_tuple_that_cannot_cross_is_the_emitters_error_and_the_emit_goes_on():
     from pynimbus.worker.transfer import TransferFn
     client = TupleClient(None, LOOPBACK, 1, batch_bytes=100, max_frame_bytes=200)
     unsendable = []
-    transfer = TransferFn({}, lambda *a: None,
-                          on_unsendable=lambda task, e: unsendable.append((task, str(e))))
+    transfer = TransferFn({}, on_unsendable=lambda task, e: unsendable.append((task, str(e))))
     transfer.task_to_client = {7: client}
     transfer.transfer(7, 3, "big", MessageId({}), [b"x" * 300])
     transfer.transfer(7, 3, "small", MessageId({}), [b"y"])

@@ -46,15 +46,20 @@ from pynimbus.common.transport_secret import AUTHENTICATION_KEY, TRANSPORT_SECRE
 from pynimbus.generated.storm.ttypes import SupervisorWorkerHeartbeat, TopologyStatus
 from pynimbus.worker.clock import millis_clock
 from pynimbus.worker.executor import (
-    AckerExecutor, NoopBoltExecutor, TupleImpl, WorkerContext, receive_message_id)
+    AckerExecutor, BoltExecutor, NoopBoltExecutor, SpoutExecutor, TupleImpl, WorkerContext,
+    receive_message_id)
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
 from pynimbus.worker.inbound import inbound_streams, refusal
-from pynimbus.worker.inprocess import inprocess_component_classes, mk_shell_executor
+from pynimbus.worker.inprocess.bolt_host import bolt_host_factory
+from pynimbus.worker.inprocess.selection import inprocess_component_classes
+from pynimbus.worker.inprocess.spout_host import spout_host_factory
 from pynimbus.worker.java_components import (
     SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
 from pynimbus.worker.message_id import mk_id_source
+from pynimbus.worker.multilang.shell_host import shell_host_factory
 from pynimbus.worker.multilang.shell_process import child_env
+from pynimbus.worker.receive_queue import ExecutorLoop
 from pynimbus.worker.stats import (
     BOLT, DEFAULT_SAMPLE_RATE, SPOUT, STATS_ROTATION_SECS, ExecutorStatsCollector,
     ls_worker_heartbeat, worker_heartbeat)
@@ -146,8 +151,9 @@ class WorkerDaemon(object):
         self.executors = []
         self.task_to_executor = {}
         # worker.clj mk-transfer-fn: executors emit through it
-        self.transfer_fn = TransferFn(self.task_to_executor, reactor.callLater,
-                                      on_unsendable=self._unsendable)
+        self.transfer_fn = TransferFn(self.task_to_executor, on_unsendable=self._unsendable)
+        # the consumer of every executor's receive queue (the executors' threads in Storm)
+        self.loop = ExecutorLoop(reactor.callLater, self.room_again)
         self.unsendable_tuples = 0
         self._unsendable_reports = Throttle(reactor)
         self.transfer = self.transfer_fn.transfer
@@ -159,7 +165,6 @@ class WorkerDaemon(object):
         self._loops = []
         self._stopping = None
         self._spouts = []
-        self._bolts = []
         self._local_state = None
         self.inprocess_classes = {}
 
@@ -250,7 +255,7 @@ class WorkerDaemon(object):
             has_ackers=has_ackers(self.conf, self.compat), resources_dir=resources_dir,
             pid_dir=worker_pids_root(self.supervisor_conf, self.worker_id),
             child_env=self._child_env(),
-            compat=self.compat, throttled=self.throttled, room_again=self.room_again)
+            compat=self.compat, throttled=self.throttled, loop=self.loop)
 
     def _build_executors(self, assignment):
         """worker.clj's executors: one per assigned range, plus ``__system``'s own."""
@@ -282,8 +287,6 @@ class WorkerDaemon(object):
             self.executors.append(executor)
             for task_id in task_ids:
                 self.task_to_executor[task_id] = executor
-        for executor in self.executors:
-            executor.found_local_executors(self.task_to_executor)
         master_task = topology_master_task(self.task_to_component)
         self.heartbeat_routing = HeartbeatRouting(
             self.task_to_component, self.task_to_executor.get(master_task), self.transfer,
@@ -307,13 +310,23 @@ class WorkerDaemon(object):
         obj = component.spout_object if is_spout else component.bolt_object
         command, env = self._shell_command(obj, is_spout)
         if command is not None:
-            executor = mk_shell_executor(args, is_spout, self.inprocess_classes.get(component_id),
-                                         command=command, on_child_died=self._child_died,
-                                         env=env)
-            (self._spouts if is_spout else self._bolts).append(executor)
+            executor_class = SpoutExecutor if is_spout else BoltExecutor
+            executor = executor_class(
+                *args, host_factory=self._host_factory(component_id, is_spout, command, env),
+                on_child_died=self._child_died)
+            if is_spout:
+                self._spouts.append(executor)
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))
         return None
+
+    def _host_factory(self, component_id, is_spout, command, env):
+        """Where a shell component's tasks run: in this process when its class was imported
+        (:mod:`pynimbus.worker.inprocess.selection`), else as multilang children."""
+        component_class = self.inprocess_classes.get(component_id)
+        if component_class is None:
+            return shell_host_factory(command, env)
+        return (spout_host_factory if is_spout else bolt_host_factory)(component_class)
 
     @staticmethod
     def _shell_command(obj, is_spout):
@@ -363,16 +376,19 @@ class WorkerDaemon(object):
             interface=self.supervisor_conf.get("pynimbus.worker.bind.address") or "")
 
     def _receiver(self, task_id):
-        """The transport's receiver of ``task_id``: hands tuples over and answers whether
-        the executor has room for more (False pauses the connection until ``room_again``).
-        A tuple the task does not subscribe to, from a task that does not emit it or with
-        the wrong number of values, is dropped with a rate-limited line
-        (:mod:`pynimbus.worker.inbound`)."""
+        """The transport's receiver of ``task_id``: puts tuples in its executor's receive
+        queue and answers whether the queue has room for more (False pauses the connection
+        until the queue is no longer full: ``room_again``).  A tuple the task does not
+        subscribe to, from a task that does not emit it or with the wrong number of values,
+        is dropped with a rate-limited line (:mod:`pynimbus.worker.inbound`)."""
         executor = self.task_to_executor[task_id]
         allowed = inbound_streams(self.system_topology, self.task_to_component,
                                   self.task_to_component.get(task_id, SYSTEM_COMPONENT_ID))
         refusals = self.server.refusals
         streams_of = allowed.get
+        task_to_component = self.task_to_component
+        queue = executor.queue
+        empty = {}
 
         def refuse(addressed):
             self.refused_tuples += 1
@@ -381,52 +397,38 @@ class WorkerDaemon(object):
                              refusal(allowed, addressed.source_task, addressed.stream_id,
                                      addressed.values), self.refused_tuples)
 
-        empty = {}
-        if executor.receives_at_once:  # as ``transfer`` hands it a local tuple: no TupleImpl
-            receive_values = executor.receive_values
-
-            def receive_at_once(addressed_tuples):
-                for addressed in addressed_tuples:
-                    if streams_of(addressed.source_task, empty).get(
-                            addressed.stream_id) != len(addressed.values):
-                        refuse(addressed)
-                        continue
-                    receive_values(addressed.source_task, addressed.stream_id,
-                                   addressed.values, task_id)
-                return executor.has_room()
-            return receive_at_once
-        task_to_component = self.task_to_component
-
         def receive(addressed_tuples):
             for addressed in addressed_tuples:
                 if streams_of(addressed.source_task, empty).get(
                         addressed.stream_id) != len(addressed.values):
                     refuse(addressed)
                     continue
-                executor.receive(
-                    TupleImpl(addressed.source_task,
-                              task_to_component.get(addressed.source_task, SYSTEM_COMPONENT_ID),
-                              addressed.stream_id, addressed.values,
-                              receive_message_id(addressed.message_id)),
-                    task_id)
-            return executor.has_room()
+                queue.put(task_id, TupleImpl(
+                    addressed.source_task,
+                    task_to_component.get(addressed.source_task, SYSTEM_COMPONENT_ID),
+                    addressed.stream_id, addressed.values,
+                    receive_message_id(addressed.message_id)))
+            return not queue.full
         return receive
 
     def throttled(self):
-        """A spout waits while a remote worker's send buffer or a local executor is full
-        (the throttle Storm's full disruptor queues put on a spout).  Asked before each
-        nextTuple: loops, as generators for any() and all() cost more than the checks."""
+        """A spout waits while a receive queue of this worker is full, or the send buffer to
+        another worker (whose own full queue stopped reading it): the backpressure of
+        :mod:`pynimbus.worker.receive_queue`.  Asked before each nextTuple: a loop, as a
+        generator for any() costs more than the checks."""
+        if self.loop.full_count:
+            return True
         for client in self.clients.values():
             if client.backpressure:
-                return True
-        for executor in self._bolts:
-            if not executor.has_room():
                 return True
         return False
 
     def room_again(self):
-        """A full executor drained: read again from the connections paused for it."""
-        self.server.resume_reading()
+        """A full receive queue is full no more: read again from the connections paused for
+        it."""
+        server = getattr(self, "server", None)
+        if server is not None:
+            server.resume_reading()
 
     def _connect(self, assignment):
         """worker.clj ``mk-refresh-connections``: one client per other worker of the
@@ -557,7 +559,7 @@ class WorkerDaemon(object):
     def _apply_status(self, base):
         active = base is not None and base.status == TopologyStatus.ACTIVE
         for spout in self._spouts:
-            if active and not spout.processes:
+            if active and not spout.hosts:
                 defer.maybeDeferred(spout.launch_children).addCallbacks(
                     spout.children_ready, self._launch_failed, errbackArgs=(spout,))
             spout.set_active(active)

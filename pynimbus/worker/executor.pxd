@@ -7,6 +7,7 @@
 cimport cython
 
 from pynimbus.worker.acker cimport Acker
+from pynimbus.worker.receive_queue cimport ReceiveQueue
 from pynimbus.worker.spout_pending cimport SpoutPending
 
 cdef class TupleImpl:
@@ -14,9 +15,13 @@ cdef class TupleImpl:
 
 cdef class Executor:
     cdef public object context, component_id, task_ids, groupers, tasks_fns, component_conf, stats
-    cdef public object _acker_task, _local_ackers, _tick_loop
+    cdef public object _acker_task, _tick_loop
+    cdef public ReceiveQueue queue
     cdef dict __dict__
-    cpdef receive_values(self, source_task, stream, values, task_id)
+    cpdef receive(self, task_id, tuple_)
+    cpdef accept(self, task_id, tuple_)
+    cpdef can_accept(self, task_id)
+    cpdef flush(self)
     cpdef emit(self, task_id, stream, values, direct_task=*)
     cpdef out_tasks(self, task_id, stream, values, direct_task=*)
     cpdef send(self, task_id, stream, values, targets, message_ids=*)
@@ -28,30 +33,36 @@ cdef class NoopBoltExecutor(Executor):
 
 cdef class AckerExecutor(Executor):
     cdef public Acker acker
-    cpdef receive_ack(self, root_id, ack_val, task_id)
 
-cdef class ShellExecutor(Executor):
-    cdef public object command, env, on_child_died, processes
+cdef class HostedExecutor(Executor):
+    cdef public object host_factory, on_child_died, hosts
 
-cdef class ShellBoltExecutor(ShellExecutor):
-    cdef public object inputs, receive_buffer_size
+cdef class BoltExecutor(HostedExecutor):
+    cdef public object inputs
     cdef public Py_ssize_t _next_tuple_id
-    cdef public bint _full
+    cpdef bolt_emit(self, task_id, stream, values, anchor_ids, direct_task=*)
+    @cython.locals(anchor=TupleImpl)
+    cpdef _send_anchored_to_one(self, task_id, stream, values, targets, anchor)
+    cpdef ack_input(self, task_id, tuple_id)
+    cpdef fail_input(self, task_id, tuple_id)
     @cython.locals(tuple_=TupleImpl)
     cpdef acked(self, task_id, tuple_)
-    cpdef input_taken(self)
+    cpdef _take_input(self, task_id, tuple_id, verb)
     @cython.locals(tuple_=TupleImpl)
     cpdef _record_input(self, tuple_, record)
 
-cdef class ShellSpoutExecutor(ShellExecutor):
+cdef class SpoutExecutor(HostedExecutor):
     cdef public SpoutPending pending
     cdef public object active, ready, _in_flight, _queued, _nexts, _next_window, _rest_until, _next_call
-    cdef public Py_ssize_t _nexts_total
+    cdef public Py_ssize_t pipeline, _nexts_total
+    cdef public bint _starting
     cpdef _call_back(self, callbacks)
     cpdef _exchange(self, task_id, command, message_id=*)
+    cpdef _start_queued(self, task_id)
     cpdef _start_exchange(self, task_id, command, message_id)
     cpdef _end_exchange(self, task_id)
     cpdef _schedule_next(self, delay)
     cpdef _next_tuples(self)
-    cpdef _sync(self, task_id)
+    cpdef _ask_next(self, task_id)
+    cpdef sync(self, task_id)
     cpdef spout_emit(self, task_id, stream, values, message_id, direct_task=*, task_ids_reply=*)

@@ -78,13 +78,11 @@ class TopologyMasterExecutor(NoopBoltExecutor):
     """The ``__topology_master`` bolt: keeps the latest heartbeat (as stored) of each worker
     slot that sent one since :meth:`take_relayed` last took them."""
 
-    receives_at_once = False  # it reads its tuples' values: queued as a bolt's
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._relayed = {}
 
-    def receive(self, tuple_, task_id=None):
+    def accept(self, task_id, tuple_):
         if tuple_.stream != TOPOLOGY_MASTER_HB_STREAM_ID:
             return
         try:

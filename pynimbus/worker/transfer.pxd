@@ -3,5 +3,4 @@
 
 cdef class TransferFn:
     cdef public object task_to_executor, task_to_component, task_to_client
-    cdef public object on_unsendable, _call_later, _drain_call
-    cdef public list _local_queue
+    cdef public object on_unsendable

@@ -8,39 +8,28 @@ from pynimbus.worker.wire import WireError
 
 
 class TransferFn(object):
-    """The worker's transfer function and its local queue.
+    """The worker's transfer function.
 
     ``task_to_executor`` is the worker's own map (filled as it builds its executors);
-    ``task_to_component`` and ``task_to_client`` are set by the worker as it learns them;
-    ``call_later`` is the reactor's.  A tuple that cannot cross to another worker (too large
-    for a frame, a value msgpack cannot carry) goes to ``on_unsendable(source_task, error)``
-    instead, and the emit goes on: it is the emitting component's error, not the
-    transport's."""
+    ``task_to_component`` and ``task_to_client`` are set by the worker as it learns them.  A
+    tuple that cannot cross to another worker (too large for a frame, a value msgpack cannot
+    carry) goes to ``on_unsendable(source_task, error)`` instead, and the emit goes on: it is
+    the emitting component's error, not the transport's."""
 
-    def __init__(self, task_to_executor, call_later, on_unsendable=None):
+    def __init__(self, task_to_executor, on_unsendable=None):
         self.task_to_executor = task_to_executor
         self.task_to_component = {}
         self.task_to_client = {}
         self.on_unsendable = on_unsendable
-        self._call_later = call_later
-        self._local_queue = []
-        self._drain_call = None
 
     def transfer(self, dest_task, source_task, stream, message_id, values):
-        """A local task's tuple runs on a later reactor turn, a remote one goes to its
-        worker's client.  A local acker or spout takes its tuple at once
-        (``receives_at_once``): the acker protocol's messages only update bookkeeping, so they
-        skip the queue (any order of them is one Storm's queues allow)."""
+        """A local task's tuple joins its executor's receive queue; a remote one goes to its
+        worker's client."""
         executor = self.task_to_executor.get(dest_task)
         if executor is not None:
-            if executor.receives_at_once:
-                executor.receive_values(source_task, stream, values, dest_task)
-                return
-            self._local_queue.append((executor, dest_task, TupleImpl(
+            executor.receive(dest_task, TupleImpl(
                 source_task, self.task_to_component.get(source_task, SYSTEM_COMPONENT_ID),
-                stream, values, message_id)))
-            if self._drain_call is None:
-                self._drain_call = self._call_later(0, self.drain_local)
+                stream, values, message_id))
             return
         client = self.task_to_client.get(dest_task)
         if client is not None:
@@ -50,10 +39,3 @@ class TransferFn(object):
                 if self.on_unsendable is None:
                     raise
                 self.on_unsendable(source_task, e)
-
-    def drain_local(self):
-        """The local tuples queued since the last turn, each to its executor's ``receive``."""
-        self._drain_call = None
-        queue, self._local_queue = self._local_queue, []
-        for executor, task_id, tuple_ in queue:
-            executor.receive(tuple_, task_id)

@@ -121,7 +121,7 @@ class ShellProcess(protocol.ProcessProtocol):
 
     def _handshake_timed_out(self):
         self._handshake_timer = None
-        self._die_and_kill("%s did not answer the handshake within %s s "
+        self.die_and_kill("%s did not answer the handshake within %s s "
                            "(topology.subprocess.timeout.secs)"
                            % (self._process_info(), self._timeout_secs))
 
@@ -219,7 +219,7 @@ class ShellProcess(protocol.ProcessProtocol):
                 if self._dead:
                     return
         except (MultilangSerializerError, MultilangProtocolError) as exc:
-            self._die_and_kill("%s %s" % (self._process_info(), exc))
+            self.die_and_kill("%s %s" % (self._process_info(), exc))
 
     def _finish_handshake(self, message):
         self.pid = handshake_pid(message)
@@ -253,7 +253,7 @@ class ShellProcess(protocol.ProcessProtocol):
         silent_for = self._clock.seconds() - self._last_heartbeat
         counts = self._kind == BOLT or self._awaiting_syncs
         if counts and silent_for > self._timeout_secs:
-            self._die_and_kill("%s subprocess heartbeat timeout" % self._process_info())
+            self.die_and_kill("%s subprocess heartbeat timeout" % self._process_info())
         elif self._kind == BOLT:
             self._write(heartbeat_bolt_msg(self._new_tuple_id()))
 
@@ -269,7 +269,7 @@ class ShellProcess(protocol.ProcessProtocol):
 
     # -- death
 
-    def _die_and_kill(self, message):
+    def die_and_kill(self, message):
         self._die(message)
         self.kill()
 

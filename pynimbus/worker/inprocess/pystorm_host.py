@@ -1,16 +1,18 @@
 """A pystorm component driven in memory: the one way pynimbus hooks pystorm's ``Component``,
-shared by :mod:`pynimbus.testing` (components in a test's process) and
-:mod:`pynimbus.worker.inprocess` (components inside a worker).
+shared by :mod:`pynimbus.testing` (components in a test's process) and the in-process hosts
+of :mod:`pynimbus.worker.inprocess` (components inside a worker).
 
 The component's serializer is replaced by one that hands each message the component sends to a
 callable and reads the messages due to it from a deque, so the component's own code (``emit``,
 ``ack``, ``fail``, ``log``, auto-ack, ``read_task_ids``) runs unchanged and its loop body
-(``_run``) can be called once per message.  No I/O here beyond what the component itself does.
+(``_run``) can be called once per message (:mod:`pynimbus.testing`; the worker's hosts call
+the component's public methods instead).  No I/O here beyond what the component itself does.
 """
 
 import collections
 import io
 import logging
+import threading
 
 
 class NoMessageDue(Exception):
@@ -25,7 +27,7 @@ def in_memory_serializer(component, send):
     class InMemorySerializer(Serializer):
         def __init__(self):
             super(InMemorySerializer, self).__init__(
-                None, None, component._reader_lock, component._writer_lock)
+                None, None, threading.RLock(), threading.RLock())
             self.inbox = collections.deque()
             self.send_message = send  # one call less per message than the method below
 
@@ -51,8 +53,8 @@ def make_component(component_class, send):
 
 
 def setup_component(component, conf, context, logger=None):
-    """The handshake's aftermath as pystorm's ``run`` does it (``_setup_component``, then
-    ``initialize``), without the log handler it puts on the root logger: many components
+    """The handshake's aftermath as pystorm's ``run`` does it (``_setup_component``, pystorm's
+    set-up hook, which a class may extend, then ``initialize``), without the log handler it puts on the root logger: many components
     share this process.  With ``logger``, the component logs straight to it (at the level
     pystorm chose; a file of ``pystorm.log.path`` is kept, the handler that would send
     records to Storm is not); without, pystorm's handler is moved to the component's own
