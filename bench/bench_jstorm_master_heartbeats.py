@@ -53,7 +53,7 @@ def worker_beats(workers, executors, clock):
         executor_to_stats = {(t, t): stats for t in range(first, first + executors)}
         executor_to_stats[(-1, -1)] = stats
         beats[("sup-%d" % (w % 3), 6700 + w)] = worker_heartbeat(STORM_ID, executor_to_stats,
-                                                                  clock(), 60)
+                                                                 clock(), 60)
     return beats
 
 

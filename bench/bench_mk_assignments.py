@@ -79,7 +79,7 @@ def run(compat):
     used = sum(len({(ni.node, tuple(ni.port)) for ni in a.executor_node_port.values()})
                for a in first.values())
     print("  %d assignments, %d slots used of %d" % (len(first), used,
-                                                    SUPERVISORS * len(PORTS)))
+                                                     SUPERVISORS * len(PORTS)))
     beats = beats_for(first, 1005)
     second, cache = timed("%s from existing" % compat, topologies, first, supervisors, cache,
                           beats, 1010, CONF, compat)

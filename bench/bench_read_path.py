@@ -404,7 +404,7 @@ def main(argv=None):
         return 1
     print("read path: %d supervisors x 4 slots, worker beats every %.0f s, %d CPU cores, "
           "one client, %.0f s per figure" % (args.supervisors, args.worker_beat_secs,
-                                            os.cpu_count(), args.seconds))
+                                             os.cpu_count(), args.seconds))
     caches = {"both": (True, False), "on": (True,), "off": (False,), "none": ()}[args.cache]
     with ZooKeeperServer() as zk:
         for cache in caches:

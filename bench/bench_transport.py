@@ -97,7 +97,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print("%-18s %14s %14s %16s %6s %10s" % ("tuples per frame", "bare t/s", "checked t/s",
-                                               "bytes/tuple", "lost", "checked/bare"))
+                                             "bytes/tuple", "lost", "checked/bare"))
     for batch in (1, 10, 100):
         # alternated, best of each: the first runs of a process are the slowest
         bare_runs, checked_runs = [], []
@@ -108,7 +108,7 @@ def main():
         checked = max(checked_runs)[0]
         lost = sum(figures[2] for figures in bare_runs + checked_runs)
         print("%-18d %14.0f %14.0f %16.1f %6d %10.2f" % (batch, bare, checked, bytes_per_tuple,
-                                                       lost, checked / bare))
+                                                         lost, checked / bare))
 
 
 if __name__ == "__main__":

@@ -173,5 +173,6 @@ def start_pair(zk, version, workdir):
         print("Storm %s Nimbus not run: %s" % (version, str(e).splitlines()[0]))
     return daemons
 
+
 if __name__ == "__main__":
     main()

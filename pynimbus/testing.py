@@ -181,7 +181,7 @@ class LocalTopology(object):
             "topology.disable.loadaware.messaging": True}, rng, lambda: 0)
         try:
             return {component_id: outbound_components(context, self.topology, component_id,
-                                                       self.component_to_tasks)
+                                                      self.component_to_tasks)
                     for component_id in sorted(self.records, key=java_string_order)}
         except GroupingError as e:
             raise HarnessError(str(e))

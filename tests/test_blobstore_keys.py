@@ -3,7 +3,8 @@
 import pytest
 
 from pynimbus.blobstore.keys import (
-    get_id_from_blob_key, is_storage_name, is_valid_key, storage_name, validate_dependency_keys, validate_key)
+    get_id_from_blob_key, is_storage_name, is_valid_key, storage_name, validate_dependency_keys,
+    validate_key)
 from pynimbus.common.stored_topology import (
     master_stormcode_key, master_stormconf_key, master_stormjar_key)
 from pynimbus.generated.storm.ttypes import (

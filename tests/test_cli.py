@@ -28,7 +28,7 @@ def _log_lines(proc):
 
 
 def test_a_non_leader_refusal_logs_one_warning_line_without_traceback(two_nimbuses,
-                                                                       wait_until):
+                                                                      wait_until):
     """submitTopology and killTopology on a non-leader each log one WARN line naming the call
     and the leader, and no ERROR or traceback; the client still gets INTERNAL_ERROR."""
     leader, follower = two_nimbuses

@@ -286,7 +286,7 @@ def test_setup_blobstore_replaces_this_nimbuses_version_only(open_backend):
     other.setup_blobstore("t-1-stormjar.jar", "nimbus1:66270", 1)  # shares the prefix
     state.setup_blobstore("t-1-stormjar.jar", "nimbus1:6627", 2)
     assert sorted(state.blobstore_info("t-1-stormjar.jar")) == ["nimbus1:6627-2",
-                                                                 "nimbus1:66270-1"]
+                                                                "nimbus1:66270-1"]
     assert state.backend.get("/blobstore/t-1-stormjar.jar") == b"\x07"
     assert state.backend.get("/blobstore/t-1-stormjar.jar/nimbus1:6627-2") == b""
     assert state.active_keys() == ["t-1-stormjar.jar"] == state.blobstore()
@@ -386,7 +386,7 @@ def test_a_2x_state_reads_errors_where_2x_workers_write_them(open_backend, clock
     state = StormClusterState(open_backend(), clock=clock, compat="2.x")
     state.report_error(TOPOLOGY, "a b", "h", 1, "spaced out")
     assert sorted(state.backend.get_children("/errors/" + TOPOLOGY)) == ["a+b",
-                                                                       "a+b-last-error"]
+                                                                         "a+b-last-error"]
     assert [e.error for e in state.errors(TOPOLOGY, "a b")] == ["spaced out"]
     assert state.last_error(TOPOLOGY, "a b").error == "spaced out"
 
@@ -422,7 +422,7 @@ def stat_owner(state, path):
 
 @pytest.mark.zookeeper
 def test_nimbus_host_is_registered_again_after_the_session_expires(zookeeper_conf,
-                                                                    wait_until):
+                                                                   wait_until):
     """After an expired session, add_nimbus_host's node comes back, as Storm's listener does."""
     from pynimbus.cluster import make_backend
     nimbus = StormClusterState(make_backend(zookeeper_conf))
@@ -449,7 +449,7 @@ def test_nimbus_host_is_registered_again_after_the_session_expires(zookeeper_con
 
 @pytest.mark.zookeeper
 def test_held_blobs_are_registered_again_after_the_session_expires(zookeeper_conf,
-                                                                  wait_until):
+                                                                   wait_until):
     """setup_blobstore's ephemeral ``/blobstore/<key>/<host:port>-<version>`` comes back in
     the new session at its latest version; a key deleted meanwhile is not made again, and a
     key this nimbus forgot (its local copy deleted) is not registered."""

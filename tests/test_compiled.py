@@ -13,6 +13,7 @@ import pynimbus
 import pynimbus.common.compiled as compiled
 from pynimbus.worker import acker, daemon
 
+
 def test_the_compilable_modules_are_those_with_declarations():
     names = compiled.compilable_modules()
     assert "pynimbus.worker.acker" in names and "pynimbus.worker.inprocess.bolt_host" in names

@@ -111,4 +111,3 @@ def test_one_heartbeat_write_per_period_and_every_executor_alive_with_stats(jsto
     finally:
         zk.stop()
         zk.close()
-

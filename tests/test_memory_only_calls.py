@@ -117,7 +117,7 @@ def test_an_authorizer_that_reads_the_stored_conf_makes_the_info_call_hop(
 
 
 def test_the_replication_count_is_read_while_the_blob_store_is_busy(cached_state, cluster_conf,
-                                                                     tmp_path):
+                                                                    tmp_path):
     """The blob store holds its lock across disk writes; the replication count a call on
     the reactor reads does not wait for it."""
     handlers = Handlers(cluster_conf, cached_state, tmp_path)
@@ -156,7 +156,7 @@ def spout_beat(emitted):
 
 
 def test_a_kept_page_follows_every_change_of_what_it_is_made_from(cached_state, cluster_conf,
-                                                                 tmp_path):
+                                                                  tmp_path):
     """A topology page is kept while its sources are the same (each call still gets its own
     copy), and after each change (a heartbeat, an error, the StormBase, the Assignment, the
     replication count) equals what a handler that keeps nothing answers; a killed topology's

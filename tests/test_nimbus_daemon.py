@@ -91,7 +91,7 @@ def _supervisor_info(host, ports, used=()):
 
 
 def test_cluster_info_shows_supervisors_and_topologies_from_cluster_state(nimbus_and_state,
-                                                                           wait_until):
+                                                                          wait_until):
     """Supervisors and topologies written by others appear in getClusterInfo as Storm sums them."""
     from pynimbus.generated.storm.ttypes import (
         Assignment, NodeInfo, StormBase, TopologyStatus)

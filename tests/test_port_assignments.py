@@ -178,7 +178,7 @@ def test_1x_assignment_writes_zero_resources_and_no_shared_off_heap():
     assert new["t"].total_shared_off_heap is None
     assert new["t"].worker_resources == {
         ttypes.NodeInfo("s", {6700}): ttypes.WorkerResources(mem_on_heap=0.0, mem_off_heap=0.0,
-                                                            cpu=0.0)}
+                                                             cpu=0.0)}
 
 
 def test_2x_assignment_has_empty_shared_off_heap_and_2x_resources():

@@ -94,7 +94,7 @@ def test_zero_tasks_and_explicit_task_counts():
     user, conf = submitted(StormTopology(
         spouts={"1": spout(3, '{"topology.max.task.parallelism":1,"topology.tasks":0}')},
         bolts={"2": bolt("1", 1, '{"topology.tasks":2}'), "3": bolt("2", None,
-                                                                 '{"topology.tasks":5}')},
+                                                                    '{"topology.tasks":5}')},
         state_spouts={}), **{"topology.workers": 4, "topology.acker.executors": 0,
                              "topology.eventlogger.executors": 0})
     info = tasks.storm_task_info(user, conf)

@@ -74,8 +74,8 @@ def assigned_ports(assignment):
 
 
 def test_2x_supervisors_run_rebalance_and_kill_a_topology(nimbus, zookeeper_conf,
-                                                           cluster_state, tmp_path,
-                                                           wait_until):
+                                                          cluster_state, tmp_path,
+                                                          wait_until):
     """Served, pushed, counted, kept alive by RPC heartbeats, rebalanced, killed; SIGTERM
     ends each supervisor with code 0 and closes its Thrift port."""
     output = str(tmp_path / "counts.txt")

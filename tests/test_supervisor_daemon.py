@@ -150,7 +150,7 @@ def sync_now(supervisor, clock):
 
 
 def test_launches_one_worker_per_assigned_port_of_its_own(supervisors, state, clock,
-                                                         wait_until):
+                                                          wait_until):
     """Ports assigned to this supervisor get a worker with the fixed command, directories,
     log and approval; another supervisor's port and an unlisted port get none."""
     conf = supervisors.conf("a", [6700, 6701])
@@ -233,7 +233,7 @@ def test_a_worker_whose_heartbeat_times_out_is_restarted(supervisors, state, clo
 
 
 def test_unassigned_topology_is_killed_and_its_code_removed(supervisors, state, clock,
-                                                           wait_until):
+                                                            wait_until):
     """Once the assignment is gone: every pid of the worker dies, its dir, its approval and
     the topology's stormdist dir are removed, and nothing is launched."""
     conf = supervisors.conf("a", [6700])
@@ -278,7 +278,7 @@ def test_a_worker_ignoring_sigterm_gets_sigkill_after_the_shutdown_sleep(
 
 
 def test_a_restarted_supervisor_adopts_its_running_workers(supervisors, state, clock,
-                                                          wait_until):
+                                                           wait_until):
     """Stopping the supervisor leaves its worker running; a new supervisor on the same local
     dir keeps that worker (approved, beating) and launches nothing."""
     conf = supervisors.conf("a", [6700])

@@ -97,7 +97,7 @@ def stop_all(supervisors, seen_pids):
 
 
 def test_supervisors_run_restart_and_kill_a_topologys_workers(dev_nimbus, tmp_path,
-                                                                 wait_until):
+                                                              wait_until):
     """Two ``pynimbus supervisor`` processes run the word count's two workers (their ports
     listen, the counts are exact), a worker killed with SIGKILL is launched again, and after
     killTopology no worker or multilang child is left and every worker and code directory is

@@ -290,7 +290,7 @@ def test_over_the_wire_a_push_the_authorizer_denies_is_an_authorization_exceptio
 
 
 def test_a_frame_over_supervisor_thrift_max_buffer_size_closes_the_connection(served,
-                                                                             caplog):
+                                                                              caplog):
     """A frame longer than ``supervisor.thrift.max_buffer_size`` (4096 here) is refused by
     closing the connection, logged under that setting's name, as the Nimbus server does
     with its own limit."""

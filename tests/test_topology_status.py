@@ -38,7 +38,7 @@ def word_count_answers():
         id="wc-1-1", name="wc", uptime_secs=3725, status="ACTIVE", num_tasks=5, num_workers=1,
         id_to_spout_agg_stats={"words": component(1, 2000, 1900, 3, spout_latency=4.25)},
         id_to_bolt_agg_stats={"count": component(2, 1500, 1500, 0, bolt_latency=0.5,
-                                                  last_error=crash)})
+                                                 last_error=crash)})
     executors = [ExecutorSummary(executor_info=ExecutorInfo(i, i), component_id="c",
                                  host="localhost", port=6700, uptime_secs=1,
                                  stats=ExecutorStats() if i < 3 else None)

@@ -120,7 +120,7 @@ def counts(g, n, values=("w", 1), load=None):
 
 @pytest.mark.parametrize("values,num_tasks,java_hash_code,index", JAVA_FIELDS_CHOICES)
 def test_fields_grouping_picks_the_task_a_java_worker_picks(values, num_tasks, java_hash_code,
-                                                             index):
+                                                            index):
     """listHashCode of the selected values floor-mod the task count, as Storm 1.2.4's."""
     out_fields = ["f%d" % i for i in range(len(values))] + ["other"]
     targets = list(range(10, 10 + num_tasks))

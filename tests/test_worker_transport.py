@@ -500,7 +500,7 @@ def test_a_connection_is_read_only_after_it_answers_the_hello():
     wire_auth.response(KEY, STORM_ID, b"\x08" * 32),
 ], ids=["raw frame", "other topology", "other key", "replayed"])
 def test_a_peer_that_cannot_answer_the_hello_is_closed_and_nothing_delivered(first_bytes,
-                                                                              caplog):
+                                                                             caplog):
     got = []
     receiver, transport = _connected_receiver(_authenticating_factory(got))
     with caplog.at_level(logging.WARNING, logger="pynimbus.worker.transport"):

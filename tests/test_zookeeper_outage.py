@@ -186,7 +186,7 @@ def backend_conf(zookeeper, tmp_path, **overrides):
 
 
 def test_backend_fails_at_once_during_an_outage_and_reconnects_after_it(tmp_path, zookeeper,
-                                                                         wait_until):
+                                                                        wait_until):
     """While ZooKeeper is down every operation raises ConnectionLostError naming ZooKeeper
     (no retry loop waits it out); the session outlives the retry policy, and the listeners
     hear SUSPENDED, then CONNECTED when it is back."""

@@ -7,8 +7,8 @@ machine: the embedded cluster-state store, loopback only, host name ``localhost`
 a dev nimbus on the same host only once ``storm.zookeeper.servers`` is set; until a supervisor is
 registered, dev says so (:mod:`pynimbus.cli.dev_cluster`).
 
-For the operator: the log names the storm.yaml read, a bad value is refused before start with
-its key and expected type, a call refused on purpose is one WARN line (:mod:`pynimbus.thrift.errors`),
+For the operator: the log names the storm.yaml read, a bad value is refused before start with its
+key and expected type, a call refused on purpose is one WARN line (:mod:`pynimbus.thrift.errors`),
 and a signal arriving while Nimbus stops is only noted.
 
 ``pynimbus supervisor`` runs the Python supervisor (:mod:`pynimbus.supervisor.daemon`) with the
@@ -22,7 +22,8 @@ With ``pynimbus.storm.compat: "2.x"`` it is a 2.8.8 supervisor (the Supervisor T
 come from its environment.
 
 ``pynimbus submit/kill/list/activate/deactivate/rebalance`` are clients of a running Nimbus
-(:mod:`pynimbus.tools.client_commands`): they read the same configuration to find it and log nothing.
+(:mod:`pynimbus.tools.client_commands`): they read the same configuration to find it and log
+nothing.
 """
 
 import argparse

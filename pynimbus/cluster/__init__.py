@@ -10,8 +10,9 @@
 :func:`make_backend` picks the backend a configuration asks for.
 """
 
-from pynimbus.cluster.backend import (Backend, BackendClosedError, ClusterStateError, ConnectionLostError,
-                      NoChildrenForEphemeralsError, NoNodeError, NodeExistsError)
+from pynimbus.cluster.backend import (
+    Backend, BackendClosedError, ClusterStateError, ConnectionLostError,
+    NoChildrenForEphemeralsError, NoNodeError, NodeExistsError)
 from pynimbus.cluster.leader import LeaderLatch
 from pynimbus.cluster.state import StormClusterState
 from pynimbus.common.config import uses_zookeeper

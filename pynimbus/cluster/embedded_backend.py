@@ -33,8 +33,9 @@ import threading
 import time
 import uuid
 
-from pynimbus.cluster.backend import (Backend, BackendClosedError, NoChildrenForEphemeralsError, NoNodeError,
-                      NodeExistsError, normalize_root, validate_path)
+from pynimbus.cluster.backend import (
+    Backend, BackendClosedError, NoChildrenForEphemeralsError, NoNodeError, NodeExistsError,
+    normalize_root, validate_path)
 from pynimbus.cluster.serialization import DIRECTORY_DATA
 from pynimbus.common.config import embedded_state_dir
 
@@ -123,7 +124,7 @@ class EmbeddedBackend(Backend):
 
     def __repr__(self):
         return "EmbeddedBackend(%r, root=%r, session=%s)" % (self.directory, self.root,
-                                                            self.session_id)
+                                                             self.session_id)
 
     def open_tree_watch(self, mirror, subtrees):
         """An :class:`~.embedded_tree_watch.EmbeddedTreeWatch` keeping ``mirror`` current."""

@@ -32,7 +32,7 @@ from pynimbus.cluster import paths
 from pynimbus.cluster.backend import ClusterStateError, NoNodeError, NodeExistsError
 from pynimbus.cluster.read_cache import CACHED_SUBTREES, TreeMirror, cached_subtree
 from pynimbus.cluster.serialization import (copy_struct, decode_int32, decode_int64, encode_int32,
-                            encode_int64, maybe_deserialize, serialize)
+                                            encode_int64, maybe_deserialize, serialize)
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry, RetryFailedError
 
 from pynimbus.cluster.backend import (Backend, BackendClosedError, ConnectionLostError,
-                      NoChildrenForEphemeralsError, NoNodeError, NodeExistsError,
-                      normalize_root, validate_path)
+                                      NoChildrenForEphemeralsError, NoNodeError, NodeExistsError,
+                                      normalize_root, validate_path)
 from pynimbus.cluster.serialization import DIRECTORY_DATA
 from pynimbus.common.config import PYNIMBUS_DEFAULTS
 

@@ -43,11 +43,11 @@ PYNIMBUS_DEFAULTS = {
     # The nimbus's sys.setswitchinterval: how long a busy thread (a mk-assignments round,
     # the read cache's heartbeat reads) may hold the GIL while the reactor waits to answer a
     # call.  Python's default, 0.005, made per-topology calls wait behind them.
-    "pynimbus.nimbus.daemon.switch.interval.secs": 0.0005,
+    "pynimbus.nimbus.switch.interval.secs": 0.0005,
     # The nimbus collects the oldest generation of Python's cyclic garbage collector every
     # this many seconds, and never on the collector's own count (pynimbus.common.interpreter); null:
     # Python's own schedule.
-    "pynimbus.nimbus.daemon.gc.full.secs": 60,
+    "pynimbus.nimbus.gc.full.secs": 60,
     # Most tasks one topology may have (acker, event logger and metrics tasks included); a
     # submit past it is InvalidTopologyException.  Storm has no cap.  None: no cap.
     "pynimbus.topology.max.tasks": 100000,
@@ -178,14 +178,14 @@ def read_storm_config(config_file=None, options=(), environ=None, base=None):
     check_scheduler(user, origin)
     check_positive_secs(user, origin, "pynimbus.read.cache.poll.secs",
                         "how many seconds pass between two reads of every heartbeat")
-    check_positive_secs(user, origin, "pynimbus.nimbus.daemon.switch.interval.secs",
+    check_positive_secs(user, origin, "pynimbus.nimbus.switch.interval.secs",
                         "how many seconds a thread may hold the interpreter before another "
                         "gets it")
     for key in ("pynimbus.supervisor.worker.restart.delay.secs",
                 "pynimbus.supervisor.worker.restart.max.delay.secs"):
         check_positive_secs(user, origin, key, "how long a worker that keeps dying waits "
                                                "before it starts again")
-    check_positive_secs(user, origin, "pynimbus.nimbus.daemon.gc.full.secs",
+    check_positive_secs(user, origin, "pynimbus.nimbus.gc.full.secs",
                         "how many seconds pass between two full garbage collections",
                         or_null=True)
     if base is None:  # the generation chosen decides which Storm defaults apply

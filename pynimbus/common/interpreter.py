@@ -8,7 +8,7 @@ seconds, until the next one replaces them.  Each such collection walked the whol
 the GIL held, 100 to 250 ms, every second or two while topologies were submitted and every
 few seconds after (measured with ``gc.callbacks`` on ``bench/bench_read_path.py``'s cluster),
 and every call arriving meanwhile waited.  So the oldest generation is collected on a timer
-instead (``pynimbus.nimbus.daemon.gc.full.secs``); the young ones stay Python's.  Only reference
+instead (``pynimbus.nimbus.gc.full.secs``); the young ones stay Python's.  Only reference
 cycles wait for it: everything else is freed when its last reference goes.
 """
 
@@ -19,8 +19,8 @@ from twisted.internet import task
 
 from pynimbus.common.config import PYNIMBUS_DEFAULTS
 
-SWITCH_INTERVAL_KEY = "pynimbus.nimbus.daemon.switch.interval.secs"
-FULL_COLLECTION_KEY = "pynimbus.nimbus.daemon.gc.full.secs"
+SWITCH_INTERVAL_KEY = "pynimbus.nimbus.switch.interval.secs"
+FULL_COLLECTION_KEY = "pynimbus.nimbus.gc.full.secs"
 # A count of young collections the collector never reaches: no full collection of its own.
 _NEVER = 1 << 30
 
@@ -30,14 +30,14 @@ def _setting(conf, key):
 
 
 def set_switch_interval(conf):
-    """``sys.setswitchinterval`` from ``pynimbus.nimbus.daemon.switch.interval.secs``: how long a busy
+    """``sys.setswitchinterval`` from ``pynimbus.nimbus.switch.interval.secs``: how long a busy
     thread (a mk-assignments round, the read cache's reads) keeps the GIL while the reactor
     waits to answer a call."""
     sys.setswitchinterval(float(_setting(conf, SWITCH_INTERVAL_KEY)))
 
 
 def schedule_full_collections(conf, clock):
-    """Collect the oldest generation every ``pynimbus.nimbus.daemon.gc.full.secs`` seconds of
+    """Collect the oldest generation every ``pynimbus.nimbus.gc.full.secs`` seconds of
     ``clock`` (a reactor) and never on the collector's own count; returns the LoopingCall, or
     None when the setting is null (Python's own schedule, left as it is)."""
     secs = _setting(conf, FULL_COLLECTION_KEY)

@@ -1,4 +1,4 @@
-# -*- test-case-name: tests.test_local_state -*-
+# -*- test-case-name: tests.test_common_local_state -*-
 """Storm's LocalState on disk: a small key -> Thrift struct store, one file per version.
 
 Port of ``LocalState.java`` and ``VersionedStore.java`` (1.2.4; 2.8.8 reads and writes the same
@@ -133,4 +133,3 @@ class LocalState:
             raise
         open(os.path.join(self.root, str(version) + FINISHED_VERSION_SUFFIX), "wb").close()
         self._cleanup()
-

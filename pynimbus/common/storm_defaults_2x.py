@@ -1,9 +1,9 @@
 """Storm 2.8.8's default configuration values, as pynimbus's table of 2.x defaults.
 
-Keys and values are those of Storm 2.8.8's ``conf/defaults.yaml`` (facts, in our own table; the
-same as 2.8.3's), used instead of :mod:`pynimbus.common.storm_defaults` when ``pynimbus.storm.compat``
-is ``"2.x"``, so that ``getNimbusConf`` answers what a 2.x Nimbus answers and ``normalize_conf``
-merges the same cluster defaults.  Deliberate differences are applied in :mod:`pynimbus.common.config`.
+Keys and values are those of Storm 2.8.8's ``conf/defaults.yaml`` (facts, in our own table; the same
+as 2.8.3's), used instead of :mod:`pynimbus.common.storm_defaults` when ``pynimbus.storm.compat`` is
+``"2.x"``, so that ``getNimbusConf`` answers what a 2.x Nimbus answers and ``normalize_conf`` merges
+the same cluster defaults.  Deliberate differences are applied in :mod:`pynimbus.common.config`.
 """
 
 STORM_DEFAULTS_2X = {

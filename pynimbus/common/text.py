@@ -1,5 +1,6 @@
 """Text helpers for messages and logs."""
 
+
 def one_line(text, width=None):
     """``text``'s first line (a traceback's is its message), cut to ``width``."""
     lines = [line for line in (text or "").splitlines() if line.strip()]

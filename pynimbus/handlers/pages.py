@@ -1,4 +1,4 @@
-# -*- test-case-name: tests.test_pages -*-
+# -*- test-case-name: tests.test_handlers_pages -*-
 """The Storm UI's page calls: ``getTopologyPageInfo``, ``getComponentPageInfo``,
 ``getSupervisorPageInfo``.
 

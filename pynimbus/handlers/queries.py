@@ -307,7 +307,6 @@ class QueriesHandler:
                 base, assignment, self._booked_resources(storm_id), changing, made)
         return memo
 
-
     def _booked_resources(self, storm_id):
         """The monitor's booked figures of the topology (1.x), whose change remakes its
         summary; None when there is no book."""

@@ -377,8 +377,6 @@ def check_topology_blob_keys(storm_id):
         raise AuthorizationException(msg="%s does not appear to be a valid blob key" % conf_key)
 
 
-
-
 class _Prepared:
     """What ``_prepare`` computed for ``_commit``."""
 

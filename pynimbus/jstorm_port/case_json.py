@@ -21,8 +21,9 @@ the order the set was filled.  The placement is a sorted list of workers
 """
 
 from pynimbus.jstorm_port.java_collections import JavaRuntimeError
-from pynimbus.jstorm_port.model import (Assignment, FailedAssignTopologyException, ResourceWorkerSlot,
-                    SupervisorInfo, TopologyAssignContext)
+from pynimbus.jstorm_port.model import (
+    Assignment, FailedAssignTopologyException, ResourceWorkerSlot, SupervisorInfo,
+    TopologyAssignContext)
 from pynimbus.jstorm_port.topology_scheduler import assign_tasks
 
 

@@ -176,7 +176,7 @@ class SupervisorInfo(object):
 
     def __repr__(self):
         return "SupervisorInfo(%s %s free %s)" % (self.supervisor_id, self.hostname,
-                                                   list(self.available_worker_ports))
+                                                  list(self.available_worker_ports))
 
 
 class Assignment(object):

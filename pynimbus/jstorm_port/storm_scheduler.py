@@ -38,10 +38,10 @@ from pynimbus.clojure_port.scheduler.cluster import WorkerSlot
 from pynimbus.jstorm_port import config_extension
 from pynimbus.jstorm_port.common import SYSTEM_COMPONENT_ID
 from pynimbus.jstorm_port.java_collections import JavaRuntimeError
-from pynimbus.jstorm_port.model import (ACKER_COMPONENT_ID, ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW,
-                    ASSIGN_TYPE_REBALANCE, TOPOLOGY_MASTER_COMPONENT_ID, Assignment,
-                    FailedAssignTopologyException, ResourceWorkerSlot, SupervisorInfo,
-                    TopologyAssignContext)
+from pynimbus.jstorm_port.model import (
+    ACKER_COMPONENT_ID, ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE,
+    TOPOLOGY_MASTER_COMPONENT_ID, Assignment, FailedAssignTopologyException, ResourceWorkerSlot,
+    SupervisorInfo, TopologyAssignContext)
 from pynimbus.jstorm_port.topology_scheduler import assign_tasks
 
 SchedulingError = collections.namedtuple("SchedulingError", "message component_id")
@@ -75,6 +75,7 @@ def check_supervisors_exist(workers, cluster):
     if missing:
         raise FailedAssignTopologyException(
             "Node %s doesn't in the supervisor list" % missing[0])
+
 
 def raw_topology_of(storm_topology):
     """The raw topology as the port reads it (spouts; bolts with the components they read from;
@@ -290,4 +291,3 @@ def jstorm_schedule(topologies, cluster, existing, supervisors, scratch_topology
             if context.assign_type != ASSIGN_TYPE_REBALANCE:
                 jstorm_cluster = context.cluster
     return cluster, errors
-

@@ -6,11 +6,12 @@ the selectors rank first."""
 from pynimbus.clojure_port.java_hash_map import JavaHashMap, integer_hash, java_hash
 
 from pynimbus.jstorm_port import config_extension
-from pynimbus.jstorm_port.common import build_spout_outoput_and_bolt_input_map, get_component_map, is_system_component
+from pynimbus.jstorm_port.common import (
+    build_spout_outoput_and_bolt_input_map, get_component_map, is_system_component)
 from pynimbus.jstorm_port.java_collections import JavaIntSet, JavaRuntimeError, WorkerSlotSet
 from pynimbus.jstorm_port.model import ASSIGN_TYPE_REBALANCE, FailedAssignTopologyException
-from pynimbus.jstorm_port.task_assign_context import (ComponentNumSelector, InputComponentNumSelector,
-                                  TaskAssignContext, TotalTaskNumSelector)
+from pynimbus.jstorm_port.task_assign_context import (
+    ComponentNumSelector, InputComponentNumSelector, TaskAssignContext, TotalTaskNumSelector)
 
 
 class TaskScheduler(object):

@@ -1,4 +1,4 @@
-# -*- test-case-name: tests.test_jstorm_topology_master -*-
+# -*- test-case-name: tests.test_worker_topology_master -*-
 """JStorm 2.2.1's topology master under ``pynimbus.scheduler: jstorm``: when a topology has one.
 
 JStorm adds a ``__topology_master`` bolt to every topology (``Common.system_topology`` calls

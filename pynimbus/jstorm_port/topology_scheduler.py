@@ -6,7 +6,7 @@ from pynimbus.jstorm_port import config_extension
 from pynimbus.jstorm_port.default_assign_context import DefaultTopologyAssignContext
 from pynimbus.jstorm_port.java_collections import JavaIntSet, WorkerSlotSet
 from pynimbus.jstorm_port.model import (ASSIGN_TYPE_MONITOR, ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE,
-                    FailedAssignTopologyException)
+                                        FailedAssignTopologyException)
 from pynimbus.jstorm_port.task_scheduler import TaskScheduler
 from pynimbus.jstorm_port.worker_scheduler import get_available_workers
 

@@ -6,8 +6,9 @@ import logging
 
 from pynimbus.jstorm_port import config_extension
 from pynimbus.jstorm_port.java_collections import JavaRuntimeError
-from pynimbus.jstorm_port.model import (ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE, FailedAssignTopologyException,
-                    ResourceWorkerSlot, host_equals)
+from pynimbus.jstorm_port.model import (
+    ASSIGN_TYPE_NEW, ASSIGN_TYPE_REBALANCE, FailedAssignTopologyException, ResourceWorkerSlot,
+    host_equals)
 
 log = logging.getLogger(__name__)
 
@@ -236,4 +237,3 @@ def get_isolation_supervisors(context):
         return []
     return [s for s in context.cluster_in_order()
             if any(host_equals(host, s.hostname) for host in isolation_hosts)]
-

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.test_nimbus_topology_history -*-
 """Nimbus's ``:topo-history-state`` (``<storm.local.dir>/nimbus/history``) with its
 ``topology-history-lock``: the topologies killed lately, kept in a LocalState over the pure
 :mod:`pynimbus.clojure_port.topology_history`.  Blocking: call from a thread."""

@@ -33,7 +33,8 @@ from twisted.internet.threads import deferToThread
 
 from pynimbus.common.config import PYNIMBUS_DEFAULTS
 from pynimbus.common.local_dirs import (
-    RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path, supervisor_stormdist_root, supervisor_stormjar_path, supervisor_tmp_dir)
+    RESOURCES_SUBDIR, supervisor_stormcode_path, supervisor_stormconf_path,
+    supervisor_stormdist_root, supervisor_stormjar_path, supervisor_tmp_dir)
 from pynimbus.common.stored_topology import (
     master_stormcode_key, master_stormconf_key, master_stormjar_key)
 from pynimbus.thrift.client import NimbusClient

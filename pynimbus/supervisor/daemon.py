@@ -149,7 +149,8 @@ def download_missing_code(conf, storm_ids, refused=(), timeout=60.0):
                         log.warning("code of %s not downloaded: %s", storm_id, e)
         except Exception as e:
             log.warning("code of %s not downloaded: %s", ", ".join(missing), e)
-    installed = {s for s in storm_ids if os.path.exists(local_dirs.supervisor_stormdist_root(conf, s))}
+    installed = {s for s in storm_ids
+                 if os.path.exists(local_dirs.supervisor_stormdist_root(conf, s))}
     return installed, newly_refused
 
 

@@ -19,7 +19,8 @@ import os
 import shutil
 
 from pynimbus.common.local_dirs import (
-    is_worker_id, supervisor_state_dir, worker_artifacts_root, worker_heartbeats_root, worker_pids_root, worker_root, worker_tmp_root)
+    is_worker_id, supervisor_state_dir, worker_artifacts_root, worker_heartbeats_root,
+    worker_pids_root, worker_root, worker_tmp_root)
 from pynimbus.common.local_state import LocalState
 from pynimbus.common.local_state import LS_APPROVED_WORKERS, LS_WORKER_HEARTBEAT
 from pynimbus.generated.storm.ttypes import LSApprovedWorkers

@@ -1,12 +1,12 @@
 # -*- test-case-name: tests.test_supervisor_worker_failures -*-
 """What a supervisor tells of a worker that exited by itself, and how soon it starts it again.
 
-A worker that cannot start (a missing file, an import that fails) or that dies says why only in
-its own ``worker.log``.  The supervisor that saw it exit reports it where a user looks: as an
-error of the worker's components in cluster state (``/errors/<storm id>/<component>``), which
-``getTopologyInfo``, ``pynimbus status`` and the UI show, naming the exit code, the last
-exception line of its log and the log's path (but for :data:`pynimbus.common.exit_codes.EXIT_CODE_CHILD_DIED`, whose
-cause the worker reported before it exited).  Storm 2.x leaves such failures in the
+A worker that cannot start (a missing file, an import that fails) or that dies says why only in its
+own ``worker.log``.  The supervisor that saw it exit reports it where a user looks: as an error of
+the worker's components in cluster state (``/errors/<storm id>/<component>``), which
+``getTopologyInfo``, ``pynimbus status`` and the UI show, naming the exit code, the last exception
+line of its log and the log's path (but for :data:`pynimbus.common.exit_codes.EXIT_CODE_CHILD_DIED`,
+whose cause the worker reported before it exited).  Storm 2.x leaves such failures in the
 supervisor's own log; this is a deliberate difference.
 
 A worker that keeps dying is started again after a growing delay (:class:`RestartBackoff`),

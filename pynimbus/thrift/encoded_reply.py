@@ -1,4 +1,4 @@
-# -*- test-case-name: tests.test_encoded_reply -*-
+# -*- test-case-name: tests.test_thrift_encoded_reply -*-
 """Replies whose Thrift encoding is made ahead, from encodings kept between calls.
 
 ``getClusterInfo`` on a large cluster hands out ~2,000 summaries, most of them unchanged since

@@ -1,12 +1,12 @@
 """``pynimbus submit``, ``kill``, ``list``, ``activate``, ``deactivate`` and ``rebalance``.
 
-The ``storm`` client's topology commands with its arguments and outputs (1.2.4
-``command/*.clj``), plus ``submit``, which does what ``sparse submit`` does for a streamparse
-project without lein or a JVM (:mod:`pynimbus.tools.sparse_project`, :mod:`pynimbus.tools.topology_jar`).
-Nimbus is ``--nimbus HOST:PORT`` when given, else the leader among ``nimbus.seeds`` on
-``nimbus.thrift.port`` (storm.yaml, ``-c``).  A refusal from Nimbus (``NotAliveException``,
-``InvalidTopologyException``, ...) or an unreachable Nimbus is one line on stderr naming the
-exception and its message, and exit code 1.
+The ``storm`` client's topology commands with its arguments and outputs (1.2.4 ``command/*.clj``),
+plus ``submit``, which does what ``sparse submit`` does for a streamparse project without lein or a
+JVM (:mod:`pynimbus.tools.sparse_project`, :mod:`pynimbus.tools.topology_jar`). Nimbus is ``--nimbus
+HOST:PORT`` when given, else the leader among ``nimbus.seeds`` on ``nimbus.thrift.port``
+(storm.yaml, ``-c``).  A refusal from Nimbus (``NotAliveException``, ``InvalidTopologyException``,
+...) or an unreachable Nimbus is one line on stderr naming the exception and its message, and exit
+code 1.
 """
 
 import json

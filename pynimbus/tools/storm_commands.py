@@ -1,4 +1,5 @@
-"""What the ``storm`` client's topology commands do, over :class:`pynimbus.thrift.client.NimbusClient`.
+"""What the ``storm`` client's topology commands do, over
+:class:`pynimbus.thrift.client.NimbusClient`.
 
 For ``pynimbus submit/kill/list/activate/deactivate/rebalance`` (:mod:`pynimbus.cli.main`), so a
 Python user needs no ``storm`` client: the leader found from ``nimbus.seeds`` as
@@ -77,7 +78,7 @@ class ProgressBar:
         filled = int(self.WIDTH * fraction)
         unit, size = ("MB", 1e6) if self.total >= 1e6 else ("kB", 1e3)
         return "[%s%s] %3d%% %.1f/%.1f %s" % ("#" * filled, " " * (self.WIDTH - filled),
-                                            fraction * 100, done / size, self.total / size, unit)
+                                              fraction * 100, done / size, self.total / size, unit)
 
 
 def upload_jar(client, jar_path, stream=sys.stdout):

@@ -37,7 +37,8 @@ from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.hostname import hostname
 from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
 from pynimbus.common.local_dirs import (
-    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology, supervisor_stormdist_root)
+    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
+    supervisor_stormdist_root)
 from pynimbus.common.local_state import LocalState
 from pynimbus.common.local_state import LS_WORKER_HEARTBEAT
 from pynimbus.common.log_limit import Throttle

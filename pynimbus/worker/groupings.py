@@ -456,7 +456,7 @@ def read_java_grouping(serialized):
         return header
     try:
         grouping_fields = serialized_fields(javaobj.loads(bytes(serialized)),
-                                             PARTIAL_KEY_GROUPING_CLASS)
+                                            PARTIAL_KEY_GROUPING_CLASS)
         fields = grouping_fields["fields"]
         names = None if fields is None else _field_names(fields)
         helpers = {attribute: _class_name_of(grouping_fields.get(java_field))

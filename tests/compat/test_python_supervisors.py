@@ -436,7 +436,7 @@ def test_ui_topology_page_shows_live_counts(cluster, ui, live_word_count):
 
 @pytest.mark.parametrize("component", sorted(LIVE_FIGURES))
 def test_ui_component_page_shows_executors_on_python_workers(cluster, ui, live_word_count,
-                                                            component):
+                                                             component):
     """A component page lists each executor on the Python worker getTopologyInfo places it
     (host:port), with its uptime, and its figures, summed, nonzero and growing."""
     storm_id = live_word_count

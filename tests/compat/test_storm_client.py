@@ -332,7 +332,7 @@ def output_of(result):
 
 def describe(result, connections=None):
     text = "exit %s\n$ %s\n%s" % (result.returncode, " ".join(result.args)[-400:],
-                                   output_of(result)[-3000:])
+                                  output_of(result)[-3000:])
     if connections is not None:
         text += "\nconnections: %r" % [c.methods for c in connections]
     return text
@@ -363,7 +363,6 @@ def cluster(request, zookeeper_server, tmp_path_factory):
                 "pynimbus died:\n" + target.handle.log_tail())
     finally:
         proxy.close()
-
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ def sort_slots(all_slots, compat="1.x", limit=None):
     if compat == "2.x":
         nodes = sorted(groups, key=lambda n: (-len(groups[n]), _utf16_key(n)))
         return interleave_all([groups[n] for n in nodes], limit,
-                               prepare=lambda g: sorted(g, key=_port))
+                              prepare=lambda g: sorted(g, key=_port))
     split_up = [groups[n] for n in java_order.node_group_order_1x(list(groups))]
     split_up.sort(key=len, reverse=True)
     return interleave_all(split_up, limit)

@@ -54,11 +54,11 @@ def make_component(component_class, send):
 
 def setup_component(component, conf, context, logger=None):
     """The handshake's aftermath as pystorm's ``run`` does it (``_setup_component``, pystorm's
-    set-up hook, which a class may extend, then ``initialize``), without the log handler it puts on the root logger: many components
-    share this process.  With ``logger``, the component logs straight to it (at the level
-    pystorm chose; a file of ``pystorm.log.path`` is kept, the handler that would send
-    records to Storm is not); without, pystorm's handler is moved to the component's own
-    logger."""
+    set-up hook, which a class may extend, then ``initialize``), without the log handler it puts on
+    the root logger: many components share this process.  With ``logger``, the component logs
+    straight to it (at the level pystorm chose; a file of ``pystorm.log.path`` is kept, the handler
+    that would send records to Storm is not); without, pystorm's handler is moved to the component's
+    own logger."""
     from pystorm.component import StormHandler
 
     root = logging.getLogger()
@@ -75,4 +75,3 @@ def setup_component(component, conf, context, logger=None):
         logger.setLevel(component.logger.level)
         component.logger = logger
     component.initialize(conf, context)
-

@@ -1,13 +1,13 @@
-"""Which of a worker's shell components run in its process: a command that is streamparse's
-runner, whose ``module.Class`` imports from the topology's resources directory (put first on
-``sys.path``: a worker runs one topology) and is a pystorm ``Spout``/``Bolt`` of the
-component's kind that keeps pystorm's plumbing.  Anything else runs as its multilang
-subprocess: another command, a module or class that does not import, a class of the other kind,
-a pystorm ``BatchingBolt`` (it emits from a thread of its own), or a class (or a mixin of it)
-that defines pystorm's loop, its reading or sending or a bolt's ``emit`` (pystorm's own loop
-calls those and keeps the state a bolt's emit anchors with; the worker does neither).
-streamparse's ``Bolt`` and ``Spout`` add only class attributes: they run in process.  ``pynimbus.worker.inprocess: false`` in the
-topology's conf or the cluster's turns it off.
+"""Which of a worker's shell components run in its process: a command that is streamparse's runner,
+whose ``module.Class`` imports from the topology's resources directory (put first on ``sys.path``: a
+worker runs one topology) and is a pystorm ``Spout``/``Bolt`` of the component's kind that keeps
+pystorm's plumbing.  Anything else runs as its multilang subprocess: another command, a module or
+class that does not import, a class of the other kind, a pystorm ``BatchingBolt`` (it emits from a
+thread of its own), or a class (or a mixin of it) that defines pystorm's loop, its reading or
+sending or a bolt's ``emit`` (pystorm's own loop calls those and keeps the state a bolt's emit
+anchors with; the worker does neither). streamparse's ``Bolt`` and ``Spout`` add only class
+attributes: they run in process.  ``pynimbus.worker.inprocess: false`` in the topology's conf or the
+cluster's turns it off.
 """
 
 import logging

@@ -122,8 +122,8 @@ class ShellProcess(protocol.ProcessProtocol):
     def _handshake_timed_out(self):
         self._handshake_timer = None
         self.die_and_kill("%s did not answer the handshake within %s s "
-                           "(topology.subprocess.timeout.secs)"
-                           % (self._process_info(), self._timeout_secs))
+                          "(topology.subprocess.timeout.secs)"
+                          % (self._process_info(), self._timeout_secs))
 
     def _write_pid_file(self, pid_dir, pid):
         try:

@@ -407,8 +407,8 @@ class Capturer:
                 entry["equals_uploaded_jar"] = data == FAKE_JAR
             elif key.endswith("-stormconf.ser"):
                 entry["gzip"] = data[:2] == b"\x1f\x8b"
-                # pynimbus stores its workers' transport secret in the conf blob and leaves
-                # it out of getTopologyConf (pynimbus/common/transport_secret.py); the rest must match
+                # pynimbus stores its workers' transport secret in the conf blob and leaves it out
+                # of getTopologyConf (pynimbus/common/transport_secret.py); the rest must match
                 conf = self.conf_delta(without_transport_secret(
                     json.loads(gunzip_bytes(data).decode("utf-8"))))
                 if topology_conf is not None and topology_conf.get("ok") == conf:

@@ -28,7 +28,7 @@ def test_the_switch_interval_is_the_configured_one(interpreter_restored):
     """Default 0.0005 s: the reactor gets the interpreter soon while threads work."""
     set_switch_interval(conf())
     assert sys.getswitchinterval() == pytest.approx(0.0005)
-    set_switch_interval(conf("pynimbus.nimbus.daemon.switch.interval.secs=0.002"))
+    set_switch_interval(conf("pynimbus.nimbus.switch.interval.secs=0.002"))
     assert sys.getswitchinterval() == pytest.approx(0.002)
 
 
@@ -38,7 +38,7 @@ def full_collections():
 
 def test_full_collections_run_on_the_timer_and_never_on_the_collectors_count(
         interpreter_restored):
-    """Every pynimbus.nimbus.daemon.gc.full.secs (default 60) of the clock one full collection runs;
+    """Every pynimbus.nimbus.gc.full.secs (default 60) of the clock one full collection runs;
     the young generations keep their thresholds and the oldest is never collected on its
     own count, however many young collections run."""
     young, middle, _ = gc.get_threshold()
@@ -64,5 +64,5 @@ def test_full_collections_run_on_the_timer_and_never_on_the_collectors_count(
 def test_null_leaves_the_collector_to_python(interpreter_restored):
     thresholds = gc.get_threshold()
     clock = task.Clock()
-    assert schedule_full_collections(conf("pynimbus.nimbus.daemon.gc.full.secs=null"), clock) is None
+    assert schedule_full_collections(conf("pynimbus.nimbus.gc.full.secs=null"), clock) is None
     assert gc.get_threshold() == thresholds and clock.getDelayedCalls() == []

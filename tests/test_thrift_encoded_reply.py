@@ -19,7 +19,7 @@ from pynimbus.generated.storm.ttypes import (
 from pynimbus.handlers import NimbusHandler
 from pynimbus.thrift.encoded_reply import compose_struct, encode_binary, encoding_of, with_encoding
 from pynimbus.thrift.server import ThriftServerFactory
-from test_server import FRAME_LIMIT, Connection
+from test_thrift_server import FRAME_LIMIT, Connection
 
 
 def cluster_summary(topologies=2, with_nimbuses=True):

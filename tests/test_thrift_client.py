@@ -1,4 +1,5 @@
-"""pynimbus.thrift.client.NimbusClient, the synchronous client for scripts, against a real process."""
+"""pynimbus.thrift.client.NimbusClient, the synchronous client for scripts, against a real
+process."""
 
 import pytest
 from thrift.Thrift import TApplicationException

@@ -148,7 +148,7 @@ def test_the_masters_worker_writes_one_record_of_the_period():
     master = master_executor()
     relayed = heartbeat([(3, 3), (-1, -1)], 120)
     master.accept(2, TupleImpl(-1, "__system", HB_STREAM,
-                             heartbeat_values(relayed, "sup-b", 6701), None))
+                               heartbeat_values(relayed, "sup-b", 6701), None))
     worker = routing(master, node="sup-a", port=6700)
     worker.writer(heartbeat([(1, 1), (2, 2), (-1, -1)], 130))()
     [(_, node, port, record)] = worker.cluster_state.written

@@ -377,7 +377,7 @@ def test_status_shows_the_topology_and_with_watch_shows_it_again_until_ctrl_c(de
     lines = out.splitlines()
     assert lines[0].startswith("Topology cli_wc (cli_wc-") and ": ACTIVE, up " in lines[0]
     assert [line.split()[:2] for line in lines[4:6]] == [["word_spout", "spout"],
-                                                          ["count_bolt", "bolt"]]
+                                                         ["count_bolt", "bolt"]]
     watch = subprocess.Popen(
         [sys.executable, "-m", "pynimbus.cli", "status", submitted, "--watch", "0.2",
          *nimbus(dev)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -1,10 +1,12 @@
 """Configuration is read as Storm reads it: defaults, storm.yaml, then -c options."""
 
+import os
 import subprocess
 import sys
 
 import pytest
 
+from nimbus_process import REPO
 from pynimbus_path import child_env
 from pynimbus.cli import main as cli
 from pynimbus.common.config import (
@@ -198,12 +200,12 @@ def test_cli_exits_2_with_the_message_for_a_bad_value(tmp_path):
 
 
 @pytest.mark.parametrize("key", ["pynimbus.read.cache.poll.secs",
-                                 "pynimbus.nimbus.daemon.switch.interval.secs",
+                                 "pynimbus.nimbus.switch.interval.secs",
                                  "pynimbus.supervisor.worker.restart.delay.secs",
                                  "pynimbus.supervisor.worker.restart.max.delay.secs"])
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "true", "null"])
 def test_a_period_that_is_no_positive_number_is_refused(key, value):
-    """pynimbus.read.cache.poll.secs and pynimbus.nimbus.daemon.switch.interval.secs are numbers
+    """pynimbus.read.cache.poll.secs and pynimbus.nimbus.switch.interval.secs are numbers
     of seconds above 0; anything else stops start-up naming the option and what it must be
     (a fraction of a second is fine)."""
     option = key + "=" + value
@@ -217,16 +219,16 @@ def test_a_period_that_is_no_positive_number_is_refused(key, value):
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "true"])
 def test_a_full_collection_period_that_is_no_positive_number_nor_null_is_refused(value):
-    """pynimbus.nimbus.daemon.gc.full.secs is a number of seconds above 0, or null (Python's own
+    """pynimbus.nimbus.gc.full.secs is a number of seconds above 0, or null (Python's own
     schedule); anything else stops start-up naming the option."""
-    option = "pynimbus.nimbus.daemon.gc.full.secs=" + value
+    option = "pynimbus.nimbus.gc.full.secs=" + value
     with pytest.raises(ConfigError) as refused:
         read_storm_config(options=[option], environ={})
     message = str(refused.value)
     assert "-c " + option in message and "a number above 0 (or null)" in message, message
     for fine, read in (("null", None), ("0.5", 0.5)):
-        conf = read_storm_config(options=["pynimbus.nimbus.daemon.gc.full.secs=" + fine], environ={})
-        assert conf["pynimbus.nimbus.daemon.gc.full.secs"] == read
+        conf = read_storm_config(options=["pynimbus.nimbus.gc.full.secs=" + fine], environ={})
+        assert conf["pynimbus.nimbus.gc.full.secs"] == read
 
 
 def test_every_subcommand_has_a_description_and_every_argument_its_help():
@@ -244,3 +246,27 @@ def test_every_subcommand_has_a_description_and_every_argument_its_help():
     assert "supervisor with 4 slots" in " ".join(commands.choices["dev"].format_help().split())
     c_help = [a.help for a in commands.choices["dev"]._actions if a.dest == "options"][0]
     assert "one that is not JSON is a string" in c_help
+
+
+# The settings users set in storm.yaml or with -c: their names are a public interface, kept
+# whatever module reads them (a move of the module that reads one once renamed two of them).
+PUBLIC_SETTINGS = (
+    "pynimbus.embedded.state.dir", "pynimbus.nimbus.gc.full.secs",
+    "pynimbus.nimbus.switch.interval.secs", "pynimbus.read.cache",
+    "pynimbus.read.cache.poll.secs", "pynimbus.scheduler", "pynimbus.storm.compat",
+    "pynimbus.supervisor.jar.max.entries", "pynimbus.supervisor.jar.max.extracted.bytes",
+    "pynimbus.supervisor.jar.max.ratio", "pynimbus.supervisor.worker.restart.delay.secs",
+    "pynimbus.supervisor.worker.restart.max.delay.secs", "pynimbus.thrift.bind.address",
+    "pynimbus.thrift.max_buffered_bytes", "pynimbus.thrift.partial_frame.timeout.secs",
+    "pynimbus.topology.max.tasks", "pynimbus.upload.max.bytes", "pynimbus.worker.bind.address",
+    "pynimbus.worker.inprocess", "pynimbus.worker.transport.max_buffered_bytes",
+    "pynimbus.worker.transport.max_connections", "pynimbus.worker.transport.max_frame_bytes",
+    "pynimbus.worker.transport.partial_frame.timeout.secs")
+
+
+def test_the_public_settings_keep_their_names_and_are_documented():
+    from pynimbus.common.config import PYNIMBUS_DEFAULTS
+    with open(os.path.join(REPO, "docs", "operations.md")) as f:
+        operations = f.read()
+    assert [key for key in PUBLIC_SETTINGS if key not in PYNIMBUS_DEFAULTS] == []
+    assert [key for key in PUBLIC_SETTINGS if "`%s`" % key not in operations] == []

@@ -6,7 +6,7 @@ ExecutorStats for every executor) through cluster state, and then reads
 ``getTopologyPageInfo``, ``getComponentPageInfo`` and ``getSupervisorPageInfo`` with a raw
 Thrift client.  The expected numbers are worked out by hand from stats.clj's formulas.
 """
-# test-case-name: tests.test_pages
+# test-case-name: tests.test_handlers_pages
 
 import json
 import time
