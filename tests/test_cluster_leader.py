@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from pynimbus.cluster import ConnectionLostError, LeaderLatch
+from pynimbus.cluster import ConnectionLostError
+from pynimbus.cluster.leader import LeaderLatch
 from pynimbus.cluster.leader import sorted_participants
 
 LATCH_NODE = re.compile(r"^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

@@ -34,6 +34,16 @@ def test_a_worker_process_loads_no_other_program():
     assert ours and unwanted == []
 
 
+# floor modules only Nimbus or a daemon reading storm.yaml uses: the leader latch, Storm's conf
+# validators (the schema of every Config key) and the YAML reader
+NOT_FOR_WORKERS = ("pynimbus.cluster.leader", "pynimbus.clojure_port.conf_validation", "yaml")
+
+
+def test_a_worker_process_loads_neither_the_leader_latch_nor_the_conf_validators():
+    loaded = loaded_by("import pynimbus.worker.__main__")
+    assert [name for name in NOT_FOR_WORKERS if name in loaded] == []
+
+
 def test_the_check_sees_another_program_loaded():
     """The same check flags a module of the supervisor when one is loaded beside."""
     loaded = loaded_by("import pynimbus.worker.__main__, pynimbus.supervisor.code")

@@ -5,7 +5,8 @@
 * :mod:`.backend` -- the ZooKeeper-like interface; :mod:`.zk_backend` (kazoo) and
   :mod:`.embedded_backend` (SQLite + file locks) implement it;
 * :mod:`.state` -- :class:`StormClusterState`, the port of cluster.clj's operations;
-* :mod:`.leader` -- :class:`LeaderLatch`, Nimbus leader election on ``/leader-lock``.
+* :mod:`.leader` -- :class:`LeaderLatch`, Nimbus leader election on ``/leader-lock`` (imported
+  from there: only Nimbus needs it).
 
 :func:`make_backend` picks the backend a configuration asks for.
 """
@@ -13,13 +14,12 @@
 from pynimbus.cluster.backend import (
     Backend, BackendClosedError, ClusterStateError, ConnectionLostError,
     NoChildrenForEphemeralsError, NoNodeError, NodeExistsError)
-from pynimbus.cluster.leader import LeaderLatch
 from pynimbus.cluster.state import StormClusterState
 from pynimbus.common.config import uses_zookeeper
 
 __all__ = [
     "Backend", "BackendClosedError", "ClusterStateError", "ConnectionLostError",
-    "LeaderLatch", "NoChildrenForEphemeralsError", "NoNodeError", "NodeExistsError",
+    "NoChildrenForEphemeralsError", "NoNodeError", "NodeExistsError",
     "StormClusterState", "make_backend", "make_cluster_state",
 ]
 

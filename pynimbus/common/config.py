@@ -15,9 +15,7 @@ Deliberate differences from Storm's defaults, each so that one machine needs no 
 import json
 import os
 
-import yaml
 
-from pynimbus.clojure_port.conf_validation import declared_keys, validate_topology_conf
 from pynimbus.common.storm_defaults import STORM_DEFAULTS
 from pynimbus.common.storm_defaults_2x import STORM_DEFAULTS_2X
 from pynimbus.generated.storm.ttypes import InvalidTopologyException
@@ -129,6 +127,7 @@ def read_yaml_file(path):
 
     :raises ConfigError: when the file cannot be read or is not a YAML mapping.
     """
+    import yaml  # here: a worker, which reads no storm.yaml, need not load it
     try:
         with open(path) as f:
             data = yaml.safe_load(f)
@@ -211,6 +210,8 @@ def check_values(user, origin, compat):
     :param origin: key -> where it was given (a file, ``-c key=value``), named in the error.
     :raises ConfigError: naming the source, the key and the type Storm expects.
     """
+    # here: a worker, which reads no storm.yaml, need not load Storm's validators
+    from pynimbus.clojure_port.conf_validation import declared_keys, validate_topology_conf
     config_keys = declared_keys(compat)
     for key, value in user.items():
         generation = compat

@@ -18,7 +18,8 @@ from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.blobstore.inbox import Inbox
 from pynimbus.blobstore.local import LocalFsBlobStore
 from pynimbus.blobstore.synchronizer import BlobSynchronizer
-from pynimbus.cluster import LeaderLatch, make_cluster_state
+from pynimbus.cluster import make_cluster_state
+from pynimbus.cluster.leader import LeaderLatch
 from pynimbus.cluster.backend import ClusterStateError, ConnectionLostError
 from pynimbus.common.hostname import hostname
 from pynimbus.common.ports import PortInUse, port_in_use_message
