@@ -314,3 +314,15 @@ def test_the_acker_executes_what_its_queue_hands_over():
     assert acker.acker.pending.get(42) is None
     clock.advance(0)
     assert acker.acker.pending.get(42).val == 5
+
+
+def test_a_halted_spout_asks_for_nothing_and_tells_its_host_nothing():
+    clock = task.Clock()
+    spout = active_spout(clock)
+    spout.sync(1)  # the activate exchange ends: a next
+    written = list(spout.hosts[1].written)
+    spout.halt()
+    emit(spout)
+    spout.sync(1)
+    clock.advance(1)
+    assert spout.hosts[1].written == written == ["activate", "next"]

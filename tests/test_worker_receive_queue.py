@@ -120,3 +120,14 @@ def test_a_consumer_that_stops_accepting_holds_its_queue_until_woken():
     queue.wake()
     clock.advance(0)
     assert consumer.accepted == [0, 1]
+
+
+def test_a_halted_loop_hands_nothing_over():
+    """A dying worker halts its loop: what is queued, or queued later, stays there."""
+    clock = task.Clock()
+    loop, queue, consumer, _ = loop_and_queue(clock)
+    queue.put(1, 0)
+    loop.halt()
+    queue.put(1, 1)
+    clock.advance(0)
+    assert consumer.accepted == [] and len(queue) == 2 and not clock.getDelayedCalls()

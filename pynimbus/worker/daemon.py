@@ -591,11 +591,16 @@ class WorkerDaemon(object):
                 " (%d more such tuples since the last report)" % held_back) if held_back else ""))
 
     def _child_died(self, component_id, message):
-        """A multilang child died: report it, then exit with code 11, as ShellBolt's ``die``
-        (report-error-and-die, then ``Runtime.halt(11)``)."""
+        """A component died: nothing more runs (the spouts ask for no tuple, the receive
+        queues are drained no more), the error is reported, then the worker exits with code
+        11, as ShellBolt's ``die`` (report-error-and-die, then ``Runtime.halt(11)``).  Halting
+        first keeps the reactor from spinning while the report's thread writes it."""
         if self.exit_code == EXIT_CODE_CHILD_DIED:
             return  # dying already: one report is enough
         self.exit_code = EXIT_CODE_CHILD_DIED
+        self.loop.halt()
+        for spout in self._spouts:
+            spout.halt()
         self.report_error(component_id, message).addBoth(lambda _: self.reactor.stop())
 
     def shutdown(self):

@@ -489,6 +489,14 @@ class SpoutExecutor(HostedExecutor):
         self._schedule_next(0)
         return _result
 
+    def halt(self):
+        """Ask for no more tuples, telling the components nothing (the worker is dying)."""
+        self.active = False
+        self.ready = False
+        if self._next_call is not None and self._next_call.active():
+            self._next_call.cancel()
+        self._next_call = None
+
     def _tell_status(self):
         for task_id in self.task_ids:
             self._exchange(task_id, "activate" if self.active else "deactivate")

@@ -12,6 +12,8 @@ cdef class ReceiveQueue:
 cdef class ExecutorLoop:
     cdef public object _call_later, _on_room_again, _ready, _call
     cdef public Py_ssize_t batch, turn_budget, full_count
+    cdef public bint halted
     cpdef ready(self, ReceiveQueue queue)
     cpdef room_again(self)
     cpdef run(self)
+    cpdef halt(self)

@@ -131,12 +131,20 @@ class ExecutorLoop(object):
         self._ready = collections.deque()
         self._call = None
         self.full_count = 0  # queues that are full now
+        self.halted = False
 
     def ready(self, queue):
         """``queue`` has tuples to hand over (its ``waiting`` is set by the caller)."""
         self._ready.append(queue)
-        if self._call is None:
+        if self._call is None and not self.halted:
             self._call = self._call_later(0, self.run)
+
+    def halt(self):
+        """Hand nothing over any more (the worker is dying)."""
+        self.halted = True
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+        self._call = None
 
     def room_again(self):
         self.full_count -= 1
@@ -145,6 +153,8 @@ class ExecutorLoop(object):
     def run(self):
         """One reactor turn of draining: batches from the ready queues in turn."""
         self._call = None
+        if self.halted:
+            return
         ready = self._ready
         budget = self.turn_budget
         batch = self.batch
@@ -156,5 +166,7 @@ class ExecutorLoop(object):
                 ready.append(queue)  # more to take: after the others' batches
             else:
                 queue.waiting = False  # empty, or waiting for the executor to accept
+            if self.halted:
+                return
         if ready and self._call is None:
             self._call = self._call_later(0, self.run)
