@@ -487,6 +487,23 @@ def test_a_spout_in_process_emits_in_batches_up_to_max_spout_pending(
     assert len(worker.transferred) == max_pending and not worker.clock.getDelayedCalls()
 
 
+def test_without_ackers_a_spouts_acks_do_not_break_its_batches(resources):
+    """With no acker a reliable emit's ack is due at once: it is the spout's next exchange,
+    and the batch of nexts goes on behind it."""
+    worker = Worker(has_ackers=False)
+    component_class, _ = imported(resources, "inproc_components.EndlessSpout", True)
+    spout = worker.executor(True, "sentences", 1, component_class)
+    acks = []
+    spout.launch_children()
+    spout.hosts[1].component.ack = acks.append
+    spout.children_ready()
+    spout.set_active(True)
+    spout._next_call.cancel()
+    spout._next_call = None
+    spout._next_tuples()  # one reactor turn's call
+    assert len(worker.transferred) == 100 and acks == list(range(100))
+
+
 def test_a_spouts_own_emit_takes_pystorms_message_to_the_executor(resources):
     """ReliableSpout keeps its own emit (it remembers what it emitted): its message reaches
     ShellSpout's emit, whose tree is pending (at max spout pending 1: asked no more)."""

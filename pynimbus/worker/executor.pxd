@@ -59,6 +59,7 @@ cdef class SpoutExecutor(HostedExecutor):
     cpdef _call_back(self, callbacks)
     cpdef _exchange(self, task_id, command, message_id=*)
     cpdef _start_queued(self, task_id)
+    cpdef _drain_queued(self, task_id)
     cpdef _start_exchange(self, task_id, command, message_id)
     cpdef _end_exchange(self, task_id)
     cpdef _schedule_next(self, delay)

@@ -539,13 +539,16 @@ class SpoutExecutor(HostedExecutor):
             return
         self._starting = True
         try:
-            queued = self._queued[task_id]
-            in_flight = self._in_flight[task_id]
-            while queued and len(in_flight) < self.pipeline:
-                command, message_id = queued.popleft()
-                self._start_exchange(task_id, command, message_id)
+            self._drain_queued(task_id)
         finally:
             self._starting = False
+
+    def _drain_queued(self, task_id):
+        queued = self._queued[task_id]
+        in_flight = self._in_flight[task_id]
+        while queued and len(in_flight) < self.pipeline:
+            command, message_id = queued.popleft()
+            self._start_exchange(task_id, command, message_id)
 
     def _start_exchange(self, task_id, command, message_id):
         if command == "next":
@@ -606,8 +609,12 @@ class SpoutExecutor(HostedExecutor):
         asked = 0
         self._starting = True  # a sync within starts nothing: this loop goes on
         try:
-            while (not queued and self._nexts[task_id] < self._next_window[task_id]
-                   and len(in_flight) < self.pipeline):
+            while True:
+                if queued:  # acks and fails go first (an emit's own, with no acker, say)
+                    self._drain_queued(task_id)
+                if (queued or self._nexts[task_id] >= self._next_window[task_id]
+                        or len(in_flight) >= self.pipeline):
+                    return True  # the syncs under way ask again
                 if not self._room_for_a_next():
                     return False
                 if asked == NEXT_TUPLE_BATCH:
@@ -623,9 +630,6 @@ class SpoutExecutor(HostedExecutor):
                     return True
         finally:
             self._starting = False
-        if queued:
-            self._start_queued(task_id)
-        return True
 
     def sync(self, task_id):
         """``ShellSpout``'s sync: the oldest exchange of ``task_id`` ended; then the next
