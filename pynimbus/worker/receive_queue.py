@@ -93,13 +93,14 @@ class ReceiveQueue(object):
         items = self.items
         executor = self.executor
         limits = executor.limits_accepting
+        accept = executor.accept
         taken = 0
         while items and taken < most:
             task_id = items[0]
             if limits and not executor.can_accept(task_id):
                 break
             items.popleft()
-            executor.accept(task_id, items.popleft())
+            accept(task_id, items.popleft())
             taken += 1
         if taken:
             executor.flush()

@@ -9,8 +9,7 @@ import collections
 import re
 
 from pynimbus.worker.groupings import GroupingError
-from pynimbus.worker.inprocess.component import (
-    InProcessComponent, emitted_task_ids, plain_emit)
+from pynimbus.worker.inprocess.component import InProcessComponent, emitted_task_ids
 from pynimbus.worker.multilang.shell_msg import (
     DEFAULT_STREAM_ID, Ack, Emit, Fail, MultilangProtocolError, ReportError, bolt_action,
     needs_task_ids_reply)
@@ -20,6 +19,8 @@ TICK_COMPONENT, TICK_STREAM = "__system", "__tick"
 _IDENTIFIER = re.compile(r"\W|^(?=\d)")
 # What a namedtuple's generated __new__ calls, without the call through it.
 _new_tuple = tuple.__new__
+# What pystorm's emit takes as a tuple's values as they are (anything else: its own checks).
+_SEQUENCES = (list, tuple)
 
 
 def values_types(context):
@@ -50,7 +51,7 @@ class InProcessBolt(InProcessComponent):
 
         self._tuple = Tuple
         self._pystorm_emit = Bolt.emit
-        self._values_types = {}
+        self._values_types = collections.defaultdict(dict)
         self._current = None  # the pystorm Tuple being processed
         self._current_ids = ()
         self._bolt_emit = executor.bolt_emit
@@ -64,7 +65,7 @@ class InProcessBolt(InProcessComponent):
             component.fail = self.fail
 
     def prepared(self, context):
-        self._values_types = values_types(context)
+        self._values_types = values_types(context)  # a defaultdict: a source not in it: {}
 
     # -- what the executor gives
 
@@ -78,7 +79,7 @@ class InProcessBolt(InProcessComponent):
         tup = None
         try:
             values = tuple_.values
-            values_type = self._values_types.get(source_component, {}).get(stream)
+            values_type = self._values_types[source_component].get(stream)
             if values_type is None:
                 values = tuple(values)
             elif len(values) == len(values_type._fields):
@@ -121,7 +122,9 @@ class InProcessBolt(InProcessComponent):
             anchor_ids = self._current_ids if component.auto_anchor else ()
         else:
             anchor_ids = self._anchor_ids(anchors)
-        if anchor_ids is None or not plain_emit(tup, stream, direct_task):
+        if (anchor_ids is None or tup.__class__ not in _SEQUENCES
+                or not (stream is None or stream.__class__ is str)
+                or not (direct_task is None or direct_task.__class__ is int)):
             # pystorm's own emit, whose checks then speak (its message comes back here)
             if anchors is None:
                 anchors = ([self._current] if component.auto_anchor and self._current
