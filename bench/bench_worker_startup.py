@@ -100,6 +100,8 @@ def idle_worker_rss(side, nimbus_port, workdir, name, topology, conf):
             return rss, children
         finally:
             client.killTopologyWithOpts(name, KillOptions(wait_secs=0))
+            # the supervisor leaves its workers running when it stops: see this one go first
+            harness.wait_for(lambda: not side.worker_pids(storm_id), "the end of " + name)
 
 
 def idle_figures(runs):
