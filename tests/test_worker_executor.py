@@ -326,3 +326,16 @@ def test_a_halted_spout_asks_for_nothing_and_tells_its_host_nothing():
     spout.sync(1)
     clock.advance(1)
     assert spout.hosts[1].written == written == ["activate", "next"]
+
+
+def test_the_acker_drops_a_malformed_ack_and_keeps_its_state(caplog):
+    clock = task.Clock()
+    acker = executor.AckerExecutor(context(clock)._replace(now_ms=lambda: 1000), "__acker",
+                                   [7], {}, {},
+                                   stats.ExecutorStatsCollector("bolt", clock.seconds))
+    acker.receive(7, executor.TupleImpl(2, "split", "__ack_ack", [42, 5], UNANCHORED))
+    acker.receive(7, executor.TupleImpl(2, "split", "__ack_ack", [42, 5, 6], UNANCHORED))
+    acker.receive(7, executor.TupleImpl(2, "split", "__ack_ack", [42, "x"], UNANCHORED))
+    clock.advance(0)
+    assert acker.acker.pending.get(42).val == 5
+    assert caplog.text.count("dropped a malformed tuple on __ack_ack") == 2

@@ -251,8 +251,13 @@ class AckerExecutor(Executor):
         self.acker = Acker(self.context.compat)
 
     def accept(self, task_id, tuple_):
+        stream = tuple_.stream
         try:
-            emits = self.acker.execute(tuple_.stream, tuple_.values, self.context.now_ms)
+            if stream == ACKER_ACK_STREAM_ID:  # every acked tuple's: no dispatch
+                root_id, ack_val = tuple_.values
+                emits = self.acker.ack(root_id, ack_val, self.context.now_ms)
+            else:
+                emits = self.acker.execute(stream, tuple_.values, self.context.now_ms)
         except (ValueError, TypeError) as e:
             log.warning("acker %d: dropped a malformed tuple on %s: %s", task_id,
                         tuple_.stream, e)
