@@ -33,8 +33,7 @@ from pynimbus.clojure_port.system_topology import (
 from pynimbus.worker.acker import Acker, bolt_fail
 from pynimbus.worker.groupings import only_target_task, out_tasks_direct, stream_tasks_fns
 from pynimbus.worker.message_id import UNANCHORED, MessageId, bolt_emit_message_ids
-from pynimbus.worker.multilang.shell_msg import (
-    ShellBoltInputs, anchored_after_ack, not_pending)
+from pynimbus.worker.multilang.shell_msg import ShellBoltInputs
 from pynimbus.worker.receive_queue import ReceiveQueue, watermarks
 from pynimbus.worker.spout_pending import ACK, SpoutPending, executor_max_spout_pending
 
@@ -350,13 +349,7 @@ class BoltExecutor(HostedExecutor):
 
         :raises MultilangProtocolError: an anchor is no pending input.
         :raises GroupingError: the stream's grouping does not allow this emit."""
-        anchors = None
-        if anchor_ids:
-            inputs = self.inputs[task_id]
-            try:
-                anchors = [inputs[anchor_id] for anchor_id in anchor_ids]
-            except KeyError as e:
-                raise anchored_after_ack(e.args[0])
+        anchors = self.inputs[task_id].anchors(anchor_ids) if anchor_ids else None
         if direct_task is None:
             tasks_fn = self.tasks_fns.get(stream)
             targets = tasks_fn(task_id, values) if tasks_fn is not None else ()
@@ -416,10 +409,7 @@ class BoltExecutor(HostedExecutor):
 
     def _take_input(self, task_id, tuple_id, verb):
         """The pending input of ``tuple_id``, taken out."""
-        tuple_ = self.inputs[task_id].pop(tuple_id, None)
-        if tuple_ is None:
-            raise not_pending(verb, tuple_id)
-        return tuple_
+        return self.inputs[task_id].take(tuple_id, verb)
 
     def _record_input(self, tuple_, record):
         """``record`` (the stats' acked or failed) a sampled input with its process latency."""
