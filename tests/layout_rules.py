@@ -3,7 +3,8 @@
 Rooms, by the first part of a module's name under ``pynimbus``:
 
 * **floors**: ``common``, ``cluster``, ``thrift``, ``generated``: what the programs share;
-* **pure ports**: ``clojure_port``, ``jstorm_port``: upstream logic on values, no I/O;
+* **pure ports**: ``clojure_port``, ``jstorm_port``, ``trident`` (Trident's API, planner and
+  batch logic): upstream logic on values, neither Twisted nor kazoo;
 * **programs**: ``nimbus`` (with ``handlers`` and ``blobstore``, its Thrift handlers and blob
   store), ``supervisor``, ``worker``, ``tools``;
 * **the door**: ``cli`` (the ``pynimbus`` command, which starts the programs), ``testing`` (the
@@ -23,7 +24,7 @@ import ast
 import os
 
 FLOORS = ("common", "cluster", "thrift", "generated")
-PURE_PORTS = ("clojure_port", "jstorm_port")
+PURE_PORTS = ("clojure_port", "jstorm_port", "trident")
 PROGRAMS = {"nimbus": "nimbus", "handlers": "nimbus", "blobstore": "nimbus",
             "supervisor": "supervisor", "worker": "worker", "tools": "tools"}
 DOOR = ("cli", "testing", "client")

@@ -1,0 +1,2 @@
+"""Trident's states: the updaters and query functions the API puts on them, and the map states
+(pure)."""
