@@ -453,11 +453,13 @@ def test_the_tasks_fn_of_each_stream_gives_what_out_tasks_gives():
 
 
 def test_groupings_module_is_pure():
-    """No Twisted, sockets, files, processes or clocks: stdlib value modules, the port and
-    javaobj (a parser of bytes)."""
+    """No Twisted, sockets, files, processes or clocks: stdlib value modules, the ports
+    (Trident's partitions among them) and javaobj (a parser of bytes)."""
     imported = imported_modules(groupings)
     assert imported <= {"collections", "struct", "pynimbus.clojure_port.java_hash_map",
-                        "pynimbus.clojure_port.system_topology", "javaobj.v2"}
+                        "pynimbus.clojure_port.system_topology", "javaobj.v2",
+                        "pynimbus.trident", "pynimbus.trident.partition",
+                        "pynimbus.trident.transaction_attempt"}
 
 
 @pytest.mark.parametrize("ackers,one_acker", [(1, True), (2, False)])

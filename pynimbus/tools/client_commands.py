@@ -244,16 +244,19 @@ def submit(args, conf, stdout):
                            "its file, or give a name")
     project = sparse_project.load_project(args.topology, args.environment)
     name = project.topology_name if args.name is None else args.name
-    topology = sparse_project.submitted_topology(
-        project.topology_class, project.env_name,
-        sparse_project.serializer_of(project.config, project.env_config))
+    if project.trident_program is not None:
+        topology = planned_trident_topology(project)
+    else:
+        topology = sparse_project.submitted_topology(
+            project.topology_class, project.env_name,
+            sparse_project.serializer_of(project.config, project.env_config))
     # sparse's order: $STREAMPARSE_NIMBUS, then the environment's "nimbus"
     project_nimbus = os.environ.get("STREAMPARSE_NIMBUS") or project.env_config.get("nimbus")
     with connect(args, conf, project_nimbus) as client:
         if not client.isTopologyNameAllowed(name):
             raise CommandError(name_refused_message(client, name))
         options = topology_conf(client, project, args.options)
-        location = upload_project_jar(client, project.root, stdout)
+        location = upload_project_jar(client, project.root, stdout, project.trident_program)
         status = TopologyInitialStatus.ACTIVE if args.active else TopologyInitialStatus.INACTIVE
         client.submitTopologyWithOpts(name, location, json.dumps(options), topology,
                                       SubmitOptions(initial_status=status))
@@ -263,6 +266,20 @@ def submit(args, conf, stdout):
             count = wait_until_running(client, name, args.wait_timeout)
             stdout.write("Topology %s is running: %d executors alive\n" % (name, count))
     return 0
+
+
+def planned_trident_topology(project):
+    """The Storm topology of a Trident program (every worker plans it again from the same
+    ``module:attr``).
+
+    :raises CommandError: a program Storm's planner refuses too (its message)."""
+    from pynimbus.trident.topology import PlanningError
+
+    try:
+        return project.topology_class.build(project.trident_program).topology
+    except (PlanningError, ValueError, TypeError) as e:
+        raise CommandError("the Trident program %s cannot be planned: %s"
+                           % (project.trident_program, e))
 
 
 def name_refused_message(client, name):
@@ -286,7 +303,7 @@ def topology_conf(client, project, command_line_options):
     cli_options = dict(parse_command_line_opt(option) for option in command_line_options)
     worker_hosts = []
     given = {}
-    for layer in (project.env_config.get("options"), project.topology_class.config,
+    for layer in (project.env_config.get("options"), topology_config(project),
                   cli_options):
         given.update(layer or {})
     if not given.get("storm.workers.list"):
@@ -297,18 +314,24 @@ def topology_conf(client, project, command_line_options):
                 "topology (and sparse's topology.workers, one per supervisor host, would be "
                 "0): start `pynimbus dev` (it runs one), or `pynimbus supervisor`, or set "
                 "the count with -c topology.workers=N")
-    return sparse_options(project.env_config, project.topology_class.config, cli_options,
+    return sparse_options(project.env_config, topology_config(project), cli_options,
                           project.topology_name, worker_hosts)
 
 
-def upload_project_jar(client, project_root, stdout):
+def topology_config(project):
+    """The topology class's ``config`` (a Trident program has none)."""
+    return getattr(project.topology_class, "config", None) or {}
+
+
+def upload_project_jar(client, project_root, stdout, trident_program=None):
     """Build the project's jar in a temporary directory and upload it; return its location
-    on Nimbus."""
+    on Nimbus.  A Trident program outside a ``src/`` directory takes its own module."""
     from pynimbus.tools.topology_jar import build_topology_jar
 
     with tempfile.TemporaryDirectory(prefix="pynimbus-submit-") as directory:
         jar_path = os.path.join(directory, "topology.jar")  # never a path from a name
-        build_topology_jar(project_root, jar_path)
+        module = trident_program.partition(":")[0] if trident_program else None
+        build_topology_jar(project_root, jar_path, module)
         return upload_jar(client, jar_path, stdout)
 
 

@@ -35,7 +35,12 @@ VIRTUALENV_OPTIONS = ("install_virtualenv", "use_virtualenv", "virtualenv_flags"
                       "virtualenv_root", "virtualenv_name")
 
 SparseProject = collections.namedtuple(
-    "SparseProject", "root topology_name topology_class config env_name env_config")
+    "SparseProject", "root topology_name topology_class config env_name env_config "
+    "trident_program")
+SparseProject.__new__.__defaults__ = (None,)
+SparseProject.__doc__ = """A loaded project.  ``topology_class`` is the streamparse ``Topology``
+class, or for a Trident program (``trident_program``, its ``module:attr``) its
+``TridentTopology``."""
 
 
 class ProjectError(ValueError):
@@ -64,6 +69,12 @@ def load_project(target, environment=None, cwd=None):
     :raises ProjectError: no such file, module or class, or an unusable config.json.
     """
     cwd = os.path.abspath(cwd or os.getcwd())
+    trident = trident_target(target, cwd)
+    if trident is not None:
+        config = read_sparse_config(cwd)
+        env_name, env_config = select_env(config, environment)
+        return SparseProject(cwd, target.partition(":")[0].rpartition(".")[2], trident, config,
+                             env_name, env_config, target)
     import_streamparse_dsl()  # before the project's files, which import it too
     if target.endswith(".py") or os.sep in target:
         path = os.path.abspath(os.path.join(cwd, target))
@@ -84,6 +95,48 @@ def load_project(target, environment=None, cwd=None):
     config = read_sparse_config(root)
     env_name, env_config = select_env(config, environment)
     return SparseProject(root, topology_name, topology_class, config, env_name, env_config)
+
+
+def trident_target(target, cwd):
+    """The ``TridentTopology`` ``target`` (``module:attr``, imported with ``cwd/src`` and
+    ``cwd`` on the path) names, or None when it names something else (a streamparse
+    topology, a file).  ``attr`` may be a function returning the topology, called once.
+
+    :raises ProjectError: the module does not import."""
+    from pynimbus.trident.topology import TridentTopology
+
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr or target.endswith(".py"):
+        return None
+    put_on_sys_path(os.path.join(cwd, "src"), cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as e:
+        raise ProjectError("cannot import %s: %s: %s" % (module_name, type(e).__name__, e))
+    value = getattr(module, attr, None)
+    if isinstance(value, TridentTopology):
+        return value
+    if callable(value) and not isinstance(value, type) and takes_no_arguments(value):
+        try:
+            value = value()
+        except Exception as e:
+            raise ProjectError("%s raised: %s: %s" % (target, type(e).__name__, e))
+        if not isinstance(value, TridentTopology):
+            raise ProjectError("%s returned %r, not a TridentTopology" % (target, value))
+        return value
+    return None
+
+
+def takes_no_arguments(function):
+    """Whether ``function`` can be called without arguments (a Trident program's builder)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in parameters)
 
 
 def put_on_sys_path(*directories):
@@ -148,7 +201,8 @@ def named_topology(module_name, attr):
         raise ProjectError("cannot import %s: %s: %s" % (module_name, type(e).__name__, e))
     value = getattr(module, attr, None)
     if not (isinstance(value, type) and issubclass(value, topology) and value is not topology):
-        raise ProjectError("%s:%s is not a streamparse Topology subclass" % (module_name, attr))
+        raise ProjectError("%s:%s is not a streamparse Topology subclass, nor a TridentTopology "
+                           "or a function returning one" % (module_name, attr))
     return value
 
 

@@ -28,33 +28,60 @@ class JarError(ValueError):
     """A project whose jar cannot be built; the message says why."""
 
 
-def jar_entries(project_root):
-    """``[(name in the jar, file path)]`` of ``project_root``'s ``src/``, sorted by name.
+def jar_entries(project_root, module=None):
+    """``[(name in the jar, file path)]`` of ``project_root``'s ``src/``, sorted by name; for
+    a project without one, of ``module``'s top-level module or package in ``project_root``
+    (a Trident program run as ``module:attr`` from its directory).
 
-    :raises JarError: the project has no ``src`` directory (as sparse requires one).
+    :raises JarError: the project has no ``src`` directory (as sparse requires one), and no
+        such module.
     """
     src = os.path.join(project_root, "src")
+    if not os.path.isdir(src) and module is not None:
+        return module_entries(project_root, module)
     if not os.path.isdir(src):
         raise JarError('%s has no "src" directory: a streamparse project keeps its '
                        'spouts and bolts there' % os.path.abspath(project_root))
+    return tree_entries(src, src)
+
+
+def module_entries(project_root, module):
+    """The jar entries of ``module``'s top-level module (``<top>.py``) or package
+    (``<top>/``) in ``project_root``.
+
+    :raises JarError: neither exists."""
+    top = module.split(".")[0]
+    package = os.path.join(project_root, top)
+    if os.path.isfile(os.path.join(package, "__init__.py")):
+        return tree_entries(package, project_root)
+    path = os.path.join(project_root, top + ".py")
+    if os.path.isfile(path):
+        return [(RESOURCES + "/" + top + ".py", path)]
+    raise JarError('%s has neither a "src" directory nor the module %s (%s.py or the package '
+                   '%s/)' % (os.path.abspath(project_root), top, top, top))
+
+
+def tree_entries(tree, base):
+    """The jar entries of the files under ``tree``, named by their path from ``base``."""
     entries = []
-    for directory, subdirectories, files in os.walk(src):
+    for directory, subdirectories, files in os.walk(tree):
         subdirectories[:] = [d for d in subdirectories if d not in SKIPPED_DIRECTORIES]
         for name in files:
             if name.endswith(SKIPPED_SUFFIXES):
                 continue
             path = os.path.join(directory, name)
-            relative = os.path.relpath(path, src).replace(os.sep, "/")
+            relative = os.path.relpath(path, base).replace(os.sep, "/")
             entries.append((RESOURCES + "/" + relative, path))
     return sorted(entries)
 
 
-def build_topology_jar(project_root, jar_path):
-    """Write the jar of ``project_root`` to ``jar_path``; return its entry names.
+def build_topology_jar(project_root, jar_path, module=None):
+    """Write the jar of ``project_root`` (or of ``module`` in it, see :func:`jar_entries`) to
+    ``jar_path``; return its entry names.
 
-    :raises JarError: no ``src`` directory.
+    :raises JarError: no ``src`` directory (and no such module).
     """
-    entries = jar_entries(project_root)
+    entries = jar_entries(project_root, module)
     with zipfile.ZipFile(jar_path, "w", zipfile.ZIP_DEFLATED) as jar:
         jar.writestr(zip_info(MANIFEST, 0o644), MANIFEST_TEXT)
         for name, path in entries:

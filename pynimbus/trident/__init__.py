@@ -2,9 +2,8 @@
 
 A program is written as in Storm, in snake case::
 
-    from pynimbus.trident import TridentTopology, Fields, FixedBatchSpout
+    from pynimbus.trident import TridentTopology, Fields, FixedBatchSpout, MemoryMapState
     from pynimbus.trident.builtin import Count
-    from pynimbus.trident.testing import MemoryMapState
 
     topology = TridentTopology()
     (topology.new_stream("spout1", FixedBatchSpout(Fields("sentence"), 3, ["a b"], ["b c"]))
@@ -24,6 +23,7 @@ from pynimbus.trident.operation import (
 from pynimbus.trident.spout import (
     FixedBatchSpout, IBatchSpout, ICommitterTridentSpout, ITridentSpout,
     OpaquePartitionedTridentSpout, PartitionedTridentSpout)
+from pynimbus.trident.state import MemoryMapState, SQLiteMapState
 from pynimbus.trident.state.updaters import BaseQueryFunction, BaseStateUpdater
 from pynimbus.trident.stream import GroupedStream, Stream, TridentState
 from pynimbus.trident.topology import PlanningError, TridentTopology
@@ -35,6 +35,7 @@ __all__ = [
     "BaseOperation", "BaseQueryFunction", "BaseStateUpdater", "CombinerAggregator",
     "Consumer", "FailedException", "Fields", "FixedBatchSpout", "FlatMapFunction",
     "GroupedStream", "IBatchSpout", "ICommitterTridentSpout", "ITridentSpout", "MapFunction",
+    "MemoryMapState", "SQLiteMapState",
     "OpaquePartitionedTridentSpout", "PartitionedTridentSpout", "PlanningError",
     "ReducerAggregator", "ReportedFailedException", "Stream", "TransactionAttempt",
     "TridentState", "TridentTopology", "TridentTuple",

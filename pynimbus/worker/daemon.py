@@ -67,6 +67,8 @@ from pynimbus.worker.stats import (
 from pynimbus.worker.topology_master import (
     TOPOLOGY_MASTER_COMPONENT_ID, HeartbeatRouting, TopologyMasterExecutor, topology_master_task)
 from pynimbus.worker.transfer import TransferFn
+from pynimbus.worker.trident.program import (
+    TridentProgramError, is_trident_component, load_trident_plan, trident_program)
 from pynimbus.worker.transport import (
     TupleClient, TupleServerFactory, authentication, receiving_limits, transport_settings)
 
@@ -168,6 +170,8 @@ class WorkerDaemon(object):
         self._spouts = []
         self._local_state = None
         self.inprocess_classes = {}
+        self.trident_plan = None   # the topology's Trident program, planned again here
+        self.trident_store = None  # its /transactional state
 
     # -- start-up
 
@@ -189,6 +193,7 @@ class WorkerDaemon(object):
         self.task_to_component = storm_task_info(topology, self.conf, compat)
         self.transfer_fn.task_to_component = self.task_to_component
         self.executor_ids = my_executors(assignment, self.supervisor_id, self.port)
+        yield self._load_trident_program(topology)
         self.inprocess_classes = yield self.run_blocking(
             inprocess_component_classes, self.conf, self._my_shell_commands(),
             self._resources_dir(), self._child_env())
@@ -200,6 +205,26 @@ class WorkerDaemon(object):
         base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
         self._apply_status(base)
         self._start_loops()
+
+    @defer.inlineCallbacks
+    def _load_trident_program(self, topology):
+        """Import and plan again the Trident program the topology names, if it names one
+        (:mod:`pynimbus.worker.trident.program`); a program that does not load or plans
+        another topology is reported as its components' error, and the worker stops."""
+        try:
+            program = trident_program(topology)
+            if program is None:
+                return
+            self.trident_plan = yield self.run_blocking(
+                load_trident_plan, self._resources_dir(), program, topology)
+        except TridentProgramError as e:
+            mine = sorted({self.task_to_component.get(start) for start, _ in self.executor_ids}
+                          - {None})
+            for component_id in mine:
+                yield self.report_error(component_id, str(e))
+            raise
+        from pynimbus.worker.trident.transactional_state import TransactionalStore
+        self.trident_store = TransactionalStore(self.reactor, self.conf)
 
     def _read_assignment(self):
         """The topology's Assignment: cluster state's (1.x); in 2.x the supervisor's local
@@ -238,8 +263,10 @@ class WorkerDaemon(object):
             if component is None:
                 continue
             is_spout = component_id in spouts
-            command, _env = self._shell_command(
-                component.spout_object if is_spout else component.bolt_object, is_spout)
+            obj = component.spout_object if is_spout else component.bolt_object
+            if is_trident_component(obj):
+                continue
+            command, _env = self._shell_command(obj, is_spout)
             if command is not None:
                 ret[component_id] = (command, is_spout)
         return ret
@@ -309,6 +336,8 @@ class WorkerDaemon(object):
         if component is None or component_id.startswith("__"):
             return NoopBoltExecutor(*args)
         obj = component.spout_object if is_spout else component.bolt_object
+        if is_trident_component(obj) and self.trident_plan is not None:
+            return self._trident_executor(args, component_id, is_spout)
         command, env = self._shell_command(obj, is_spout)
         if command is not None:
             executor_class = SpoutExecutor if is_spout else BoltExecutor
@@ -320,6 +349,19 @@ class WorkerDaemon(object):
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))
         return None
+
+    def _trident_executor(self, args, component_id, is_spout):
+        """A Trident component of the program's plan on a spout or bolt executor
+        (:mod:`pynimbus.worker.trident.hosts`)."""
+        from pynimbus.worker.trident.hosts import host_factory
+
+        planned = self.trident_plan.components[component_id]
+        executor_class = SpoutExecutor if is_spout else BoltExecutor
+        executor = executor_class(*args, host_factory=host_factory(planned, self.trident_store),
+                                  on_child_died=self._child_died)
+        if is_spout:
+            self._spouts.append(executor)
+        return executor
 
     def _host_factory(self, component_id, is_spout, command, env):
         """Where a shell component's tasks run: in this process when its class was imported

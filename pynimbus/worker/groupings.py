@@ -160,6 +160,59 @@ class GlobalGrouper(object):
         return self._choice
 
 
+class IdentityGrouper(object):
+    """Trident's ``IdentityGrouping``: the i-th task of the source (sorted) to the i-th target
+    task; both components have as many tasks (Trident plans them so).
+
+    :raises GroupingError: the task counts differ (Storm's message)."""
+
+    __slots__ = ("_precomputed",)
+
+    def __init__(self, source_tasks, target_tasks):
+        source_tasks = sorted(source_tasks)
+        if len(source_tasks) != len(target_tasks):
+            raise GroupingError("Can only do an identity grouping when source and target have "
+                                "same number of tasks")
+        self._precomputed = {s: (t,) for s, t in zip(source_tasks, sorted(target_tasks))}
+
+    def __call__(self, task_id, values, load=None):
+        return self._precomputed[task_id]
+
+
+class IndexHashGrouper(object):
+    """Trident's ``IndexHashGrouping(index)`` (``batchGlobal``): the target task at Java's hash
+    of the value at ``index``, modulo the task count.  At index 0 of a Trident stream is the
+    batch id, which arrives from another worker as its ``[txid, attempt]`` list: hashed as the
+    ``TransactionAttempt`` it is."""
+
+    __slots__ = ("_index", "_targets")
+
+    def __init__(self, index, target_tasks):
+        self._index = index
+        self._targets = tuple((t,) for t in target_tasks)
+
+    def __call__(self, task_id, values, load=None):
+        from pynimbus.trident.partition import object_to_index
+        from pynimbus.trident.transaction_attempt import as_transaction_attempt
+
+        value = values[self._index]
+        if self._index == 0 and isinstance(value, (list, tuple)):
+            try:
+                value = as_transaction_attempt(value)
+            except ValueError:
+                pass
+        return self._targets[object_to_index(value, len(self._targets))]
+
+
+def index_hash_index(serialized):
+    """The ``_index`` of a serialized ``IndexHashGrouping`` as Trident's planner writes it (the
+    int before its null ``_targets``), or None for other bytes."""
+    data = bytes(serialized)
+    if len(data) < 5 or data[-1:] != b"p":
+        return None
+    return int.from_bytes(data[-5:-1], "big", signed=True)
+
+
 class AllGrouper(object):
     """The all grouping of ``mk-grouper``: every target task."""
 
@@ -490,16 +543,28 @@ def serialized_fields(instance, class_name):
     raise KeyError(class_name)
 
 
-def _custom_grouper(out_fields, thrift_grouping, target_tasks, read_java_grouping):
+def _custom_grouper(out_fields, thrift_grouping, target_tasks, read_java_grouping,
+                    source_tasks=()):
     """The groupers a Python worker can run for a custom grouping: a ``PartialKeyGrouping``
-    whose fields were read, 1.2.4's or 2.8.8's with its default helpers.
+    whose fields were read, 1.2.4's or 2.8.8's with its default helpers; Trident's
+    ``IdentityGrouping``, ``GlobalGrouping`` and ``IndexHashGrouping``.
 
     :raises GroupingError: any other custom grouping, naming its class."""
+    from pynimbus.trident import partition as trident
+
     kind = grouping_type(thrift_grouping)
     if kind == "custom_object":
         java = JavaGrouping(thrift_grouping.custom_object.full_class_name, None)
     else:
         java = read_java_grouping(thrift_grouping.custom_serialized)
+        if java is not None and java.class_name == trident.IDENTITY_GROUPING_CLASS:
+            return IdentityGrouper(source_tasks, target_tasks)
+        if java is not None and java.class_name == trident.GLOBAL_GROUPING_CLASS:
+            return GlobalGrouper(target_tasks)
+        if java is not None and java.class_name == trident.INDEX_HASH_GROUPING_CLASS:
+            index = index_hash_index(thrift_grouping.custom_serialized)
+            if index is not None and 0 <= index:
+                return IndexHashGrouper(index, target_tasks)
     if (java is not None and java.class_name == PARTIAL_KEY_GROUPING_CLASS
             and kind == "custom_serialized" and java.attributes is not None
             and "fields" in java.attributes):
@@ -547,7 +612,8 @@ def mk_shuffle_grouper(target_tasks, context):
     return LoadAwareShuffleGrouping(target_tasks, context.rng, context.clock_ms)
 
 
-def mk_grouper(context, component_id, stream_id, out_fields, thrift_grouping, target_tasks):
+def mk_grouper(context, component_id, stream_id, out_fields, thrift_grouping, target_tasks,
+               source_tasks=()):
     """Port of executor.clj ``mk-grouper`` (1.2.4; 2.8.8 ``GrouperFactory.mkGrouper``): the
     grouper of ``component_id``'s ``stream_id`` towards one target component, whose tasks are
     ``target_tasks`` (sorted here); :data:`DIRECT` for a direct grouping.
@@ -559,12 +625,13 @@ def mk_grouper(context, component_id, stream_id, out_fields, thrift_grouping, ta
         ``Grouping`` with no field set; the message starts with the component and stream.
     """
     try:
-        return _mk_grouper(context, out_fields, thrift_grouping, sorted(target_tasks))
+        return _mk_grouper(context, out_fields, thrift_grouping, sorted(target_tasks),
+                           source_tasks)
     except GroupingError as e:
         raise GroupingError("component %s, stream %s: %s" % (component_id, stream_id, e))
 
 
-def _mk_grouper(context, out_fields, thrift_grouping, target_tasks):
+def _mk_grouper(context, out_fields, thrift_grouping, target_tasks, source_tasks=()):
     """:func:`mk_grouper` over sorted ``target_tasks``."""
     kind = grouping_type(thrift_grouping)
     if kind == "fields":
@@ -583,7 +650,7 @@ def _mk_grouper(context, out_fields, thrift_grouping, target_tasks):
     if kind == "direct":
         return DIRECT
     return _custom_grouper(out_fields, thrift_grouping, target_tasks,
-                           context.read_java_grouping)
+                           context.read_java_grouping, source_tasks)
 
 
 def component_to_sorted_tasks(task_to_component):
@@ -626,7 +693,8 @@ def outbound_groupings(context, this_component_id, stream_id, out_fields,
         tasks = component_to_tasks.get(component)
         if tasks:
             ret[component] = mk_grouper(context, this_component_id, stream_id, out_fields,
-                                        component_to_grouping[component], tasks)
+                                        component_to_grouping[component], tasks,
+                                        component_to_tasks.get(this_component_id, ()))
     return ret
 
 

@@ -1,0 +1,291 @@
+"""A Trident program's components as component hosts of the worker's executors.
+
+* :class:`MasterCoordinatorHost`: the ``$mastercoord-bg<n>`` spout (``MasterBatchCoordinator``)
+  on a :class:`~pynimbus.worker.executor.SpoutExecutor`: ``next``, ``ack`` and ``fail`` of its
+  batches (message ids are the ``TransactionAttempt``s), ``activate``/``deactivate``;
+* :class:`SpoutCoordinatorHost`: a ``$spoutcoord-*`` bolt (``TridentSpoutCoordinator``, a basic
+  bolt: its emits anchored to the input, the input acked after, failed on
+  ``FailedException``);
+* :class:`BatchBoltHost`: a ``TridentBoltExecutor`` (``spout-*`` and ``b-*``) on a
+  :class:`~pynimbus.worker.executor.BoltExecutor`.
+
+Each task runs its own copy of the planned object (Storm: each task deserializes its own).
+Data tuples go out unanchored at once; a host's coordination (anchored emits, acks, fails,
+reliable spout emits) waits until the task's writes to ``/transactional`` are stored
+(:meth:`TransactionalStore.when_written`), so a batch never completes on state a crash could
+lose.  An exception other than ``FailedException`` is a component error: reported, the worker
+stops (Storm's report-error-and-die).
+"""
+
+import collections
+import copy
+import logging
+import os
+import traceback
+
+from twisted.internet import defer
+
+from pynimbus.trident.batch_coordination import MasterBatchCoordinator, TridentSpoutCoordinator
+from pynimbus.trident.batch_executor import TridentSpoutExecutor
+from pynimbus.trident.context import TridentTopologyContext
+from pynimbus.trident.operation import FailedException, ReportedFailedException
+from pynimbus.trident.partitioned_spout import (
+    OpaquePartitionedTridentSpoutExecutor, PartitionedTridentSpoutExecutor)
+from pynimbus.trident.transactional_state import COORDINATOR, USER
+from pynimbus.worker.component_host import ComponentHost
+from pynimbus.worker.groupings import GroupingError
+
+log = logging.getLogger(__name__)
+
+ReceivedTuple = collections.namedtuple(
+    "ReceivedTuple", "tuple_id source_component source_task stream values")
+ReceivedTuple.__doc__ = """A tuple as Trident's runtime reads it, with the id its host acks,
+fails and anchors it by."""
+
+
+class WorkerTridentContext(TridentTopologyContext):
+    """The topology context of one task, with the worker's ``/transactional`` store."""
+
+    def __init__(self, store, *args):
+        super().__init__(*args)
+        self.store = store
+
+    def new_transactional_state(self, state_id, subroot):
+        return self.store.state(state_id, subroot)
+
+
+def states_of(obj):
+    """``[(id, subroot)]`` of the transactional states a planned object opens."""
+    if isinstance(obj, MasterBatchCoordinator):
+        return [(spout_id, COORDINATOR) for spout_id in obj.managed_spout_ids]
+    if isinstance(obj, TridentSpoutCoordinator):
+        return [(obj.tx_state_id, COORDINATOR)]
+    bolt = getattr(obj, "bolt", None)
+    if isinstance(bolt, TridentSpoutExecutor) and isinstance(
+            bolt.spout, (PartitionedTridentSpoutExecutor, OpaquePartitionedTridentSpoutExecutor)):
+        return [(bolt.tx_state_id, USER)]
+    return []
+
+
+class TridentHost(ComponentHost):
+    """What the three hosts share: the task's copy of the object, its context, the hold on
+    coordination while writes are under way, and dying."""
+
+    def __init__(self, executor, task_id, planned, store):
+        super().__init__()
+        self.executor = executor
+        self.task_id = task_id
+        self.component_id = executor.component_id
+        self.pid = os.getpid()
+        self.obj = copy.deepcopy(planned)
+        self.store = store
+        self.dead = False
+        self.held = collections.deque()
+        ctx = executor.context
+        self.context = WorkerTridentContext(store, ctx.storm_conf, ctx.user_topology,
+                                            ctx.task_to_component, self.component_id, task_id)
+
+    def launch(self):
+        """Read the task's transactional states (in a thread), then prepare the object."""
+        states = states_of(self.obj)
+        d = self.store.preload(states) if states else defer.succeed(None)
+        d.addCallback(lambda _: self._prepare_checked())
+        return d
+
+    def _prepare_checked(self):
+        try:
+            self.prepare()
+        except Exception:
+            raise RuntimeError("%s: prepare raised:\n%s" % (self.component_id,
+                                                            traceback.format_exc()))
+        return self.pid
+
+    def prepare(self):
+        raise NotImplementedError
+
+    def kill(self):
+        self.dead = True
+        return defer.succeed(None)
+
+    # -- coordination held while the task's writes are under way
+
+    def coordinate(self, action, *args):
+        """Run ``action(*args)`` now, or after the writes under way and what waits before."""
+        if not self.held and not self.store.pending:
+            action(*args)
+            return
+        self.held.append((action, args))
+        if len(self.held) == 1:
+            self.store.when_written().addCallback(self._release)
+
+    def _release(self, _):
+        while self.held and not self.dead:
+            if self.store.pending:  # written again meanwhile: wait for those too
+                self.store.when_written().addCallback(self._release)
+                return
+            action, args = self.held.popleft()
+            try:
+                action(*args)
+            except GroupingError as e:
+                self.die("%s %s" % (self.component_id, e))
+
+    # -- failures
+
+    def raised(self, e):
+        """An exception of the component: reported, the worker dies."""
+        exception = "".join(traceback.format_exception_only(type(e), e)).strip()
+        self.die("%s raised in process: %s\n%s" % (self.component_id, exception,
+                                                  traceback.format_exc()))
+
+    def die(self, message):
+        if self.dead:
+            return
+        self.dead = True
+        self.executor.child_died(message)
+
+    def report_error(self, error):
+        if isinstance(error, BaseException):
+            text = "".join(traceback.format_exception(type(error), error,
+                                                      error.__traceback__))
+        else:
+            text = str(error)
+        self.executor.report_error(text)
+
+
+class BatchBoltHost(TridentHost):
+    """A ``TridentBoltExecutor`` task: its collector is the executor's emit, ack and fail."""
+
+    def prepare(self):
+        ctx = self.executor.context
+        self.obj.prepare(ctx.storm_conf, self.context, self, ctx.now_ms)
+
+    def execute(self, tuple_id, tuple_):
+        if self.dead:
+            return
+        try:
+            self.obj.execute(ReceivedTuple(tuple_id, tuple_.source_component,
+                                           tuple_.source_task, tuple_.stream, tuple_.values))
+        except GroupingError as e:
+            self.die("%s %s" % (self.component_id, e))
+        except Exception as e:
+            self.raised(e)
+
+    # the TridentBoltExecutor's collector
+
+    def emit(self, stream, values, anchor):
+        if anchor is None:  # a data tuple: at once (its count is taken now)
+            return self.executor.bolt_emit(self.task_id, stream, values, None)
+        self.coordinate(self.executor.bolt_emit, self.task_id, stream, values,
+                        [anchor.tuple_id])
+        return ()
+
+    def emit_direct(self, task, stream, values, anchor):
+        if anchor is None:
+            self.executor.bolt_emit(self.task_id, stream, values, None, task)
+        else:
+            self.coordinate(self.executor.bolt_emit, self.task_id, stream, values,
+                            [anchor.tuple_id], task)
+
+    def ack(self, tuple_):
+        self.coordinate(self.executor.ack_input, self.task_id, tuple_.tuple_id)
+
+    def fail(self, tuple_):
+        self.coordinate(self.executor.fail_input, self.task_id, tuple_.tuple_id)
+
+
+class BasicCollector(object):
+    """``BasicOutputCollector``: emits anchored to the input being executed."""
+
+    def __init__(self, host, tuple_id):
+        self.host = host
+        self.tuple_id = tuple_id
+
+    def emit(self, stream, values):
+        host = self.host
+        host.coordinate(host.executor.bolt_emit, host.task_id, stream, values,
+                        [self.tuple_id])
+
+    def report_error(self, error):
+        self.host.report_error(error)
+
+
+class SpoutCoordinatorHost(TridentHost):
+    """A ``TridentSpoutCoordinator`` task: a basic bolt (``BasicBoltExecutor``)."""
+
+    def prepare(self):
+        self.obj.prepare(self.executor.context.storm_conf, self.context)
+
+    def execute(self, tuple_id, tuple_):
+        if self.dead:
+            return
+        received = ReceivedTuple(tuple_id, tuple_.source_component, tuple_.source_task,
+                                 tuple_.stream, tuple_.values)
+        try:
+            self.obj.execute(received, BasicCollector(self, tuple_id))
+        except FailedException as e:
+            if isinstance(e, ReportedFailedException):
+                self.report_error(e)
+            self.coordinate(self.executor.fail_input, self.task_id, tuple_id)
+            return
+        except GroupingError as e:
+            self.die("%s %s" % (self.component_id, e))
+            return
+        except Exception as e:
+            self.raised(e)
+            return
+        self.coordinate(self.executor.ack_input, self.task_id, tuple_id)
+
+
+class MasterCoordinatorHost(TridentHost):
+    """The ``MasterBatchCoordinator`` task: a spout whose exchanges end within the call."""
+
+    def prepare(self):
+        ctx = self.executor.context
+        self.obj.open(ctx.storm_conf, self.context, self, ctx.now_ms)
+
+    def command(self, command, message_id=""):
+        if self.dead:
+            return
+        obj = self.obj
+        try:
+            if command == "next":
+                obj.next_tuple()
+            elif command == "ack":
+                obj.ack(message_id)
+            elif command == "fail":
+                log.info("Trident batch %s of %s failed: it is replayed", message_id,
+                         self.component_id)
+                obj.fail(message_id)
+            elif command == "activate":
+                obj.activate()
+            elif command == "deactivate":
+                obj.deactivate()
+        except GroupingError as e:
+            self.die("%s %s" % (self.component_id, e))
+        except Exception as e:
+            self.raised(e)
+        if not self.dead:
+            self.executor.sync(self.task_id)
+
+    # the spout's collector
+
+    def emit(self, stream, values, message_id):
+        if message_id is None:
+            self.executor.spout_emit(self.task_id, stream, values, None)
+        else:
+            self.coordinate(self.executor.spout_emit, self.task_id, stream, values,
+                            message_id)
+
+
+def host_factory(planned, store):
+    """``host_factory(executor, task_id)`` of a planned Trident object."""
+    if isinstance(planned, MasterBatchCoordinator):
+        kind = MasterCoordinatorHost
+    elif isinstance(planned, TridentSpoutCoordinator):
+        kind = SpoutCoordinatorHost
+    else:
+        kind = BatchBoltHost
+
+    def make(executor, task_id):
+        return kind(executor, task_id, planned, store)
+    return make

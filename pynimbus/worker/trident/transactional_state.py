@@ -1,0 +1,227 @@
+"""Trident's ``/transactional`` state in a worker: read once, written in order in a thread.
+
+Storm's ``TransactionalState`` (1.2.4 ``trident/topology/state/TransactionalState``) reads and
+writes ZooKeeper under ``<transactional.zookeeper.root>/<id>/<subroot>`` synchronously, in the
+component's thread, with values as JSON.  A worker's reactor must not wait on a store, so here:
+
+* :class:`TransactionalStore` is one session on the store the conf names
+  (``transactional.zookeeper.servers``/``.port``, else Storm's; the embedded store when there
+  are none) rooted at ``transactional.zookeeper.root``, and one writer thread, which applies
+  every write in the order it was made;
+* a component's states are read whole before it starts (:meth:`TransactionalStore.preload`,
+  in a thread); :class:`StoreTransactionalState` then answers reads from memory (its writes are
+  its only ones: one task owns each state) and queues each write;
+* :meth:`TransactionalStore.when_written` fires once every write queued so far is stored: a
+  host holds its coordination tuples until then (:mod:`pynimbus.worker.trident.hosts`), so no
+  batch completes before what it stored is durable, as when Storm waits on each write.
+
+Paths and bytes are Storm's: ``/<root>/<id>/<subroot>/...``, UTF-8 JSON values.
+"""
+
+import json
+import logging
+
+from twisted.internet import defer, threads
+from twisted.python.threadpool import ThreadPool
+
+from pynimbus.cluster import make_backend
+from pynimbus.cluster.backend import NoNodeError
+from pynimbus.trident.transactional_state import (
+    DEFAULT_TRANSACTIONAL_ROOT, MKDIR_VALUE, TRANSACTIONAL_ZOOKEEPER_ROOT)
+
+log = logging.getLogger(__name__)
+
+TRANSACTIONAL_ZOOKEEPER_SERVERS = "transactional.zookeeper.servers"
+TRANSACTIONAL_ZOOKEEPER_PORT = "transactional.zookeeper.port"
+
+
+def transactional_conf(conf):
+    """``conf`` with the store and root of Trident's state: ``transactional.zookeeper.*``
+    where set, Storm's own servers and port otherwise (``getWithBackup``)."""
+    ret = dict(conf)
+    servers = conf.get(TRANSACTIONAL_ZOOKEEPER_SERVERS)
+    if servers:
+        ret["storm.zookeeper.servers"] = servers
+    port = conf.get(TRANSACTIONAL_ZOOKEEPER_PORT)
+    if port:
+        ret["storm.zookeeper.port"] = port
+    ret["storm.zookeeper.root"] = (conf.get(TRANSACTIONAL_ZOOKEEPER_ROOT)
+                                   or DEFAULT_TRANSACTIONAL_ROOT)
+    return ret
+
+
+def check_node_name(name, what):
+    """``name`` as one node of the store.
+
+    :raises ValueError: empty, with ``/``, ``.`` or ``..``, or with a control character."""
+    if (not isinstance(name, str) or not name or "/" in name or name in (".", "..")
+            or any(ord(c) < 32 for c in name)):
+        raise ValueError("%s %r cannot name a node under /transactional" % (what, name))
+    return name
+
+
+def encode(value):
+    """JSON as Storm's ``JSONValue.toJSONString`` writes it, as UTF-8."""
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
+def decode(data):
+    """A stored value, or None for bytes that are no JSON (Storm logs and reads null)."""
+    if data is None:
+        return None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except ValueError:
+        log.warning("Failed to deserialize transactional data %r", data[:64])
+        return None
+
+
+class TransactionalStore(object):
+    """One session on the store of ``/transactional`` and its writer thread."""
+
+    def __init__(self, reactor, conf, backend_factory=make_backend):
+        self.reactor = reactor
+        self.conf = transactional_conf(conf)
+        self.backend_factory = backend_factory
+        self.backend = None
+        self.pool = ThreadPool(minthreads=1, maxthreads=1, name="trident-transactional")
+        self.pool.start()
+        self.snapshots = {}   # (id, subroot) -> {relative path: value}
+        self.pending = 0      # writes queued and not stored yet
+        self._last = defer.succeed(None)
+        self._waiters = []
+
+    def _in_thread(self, call, *args):
+        return threads.deferToThreadPool(self.reactor, self.pool, call, *args)
+
+    def _open(self):
+        if self.backend is None:
+            self.backend = self.backend_factory(self.conf)
+        return self.backend
+
+    def preload(self, ids_and_subroots):
+        """Read the states ``[(id, subroot)]`` whole, creating their roots (in the thread).
+        A Deferred."""
+        wanted = [(check_node_name(i, "a transactional id"), s) for i, s in ids_and_subroots]
+        return self._in_thread(self._read_states, wanted)
+
+    def _read_states(self, wanted):
+        backend = self._open()
+        for state_id, subroot in wanted:
+            root = "/%s/%s" % (state_id, subroot)
+            backend.mkdirs(root)
+            self.snapshots[(state_id, subroot)] = self._read_tree(backend, root, "")
+
+    def _read_tree(self, backend, root, rel):
+        values = {}
+        path = root + ("/" + rel if rel else "")
+        try:
+            children = backend.get_children(path)
+        except NoNodeError:
+            return values
+        for child in children:
+            child_rel = (rel + "/" + child) if rel else child
+            values[child_rel] = decode(backend.get(root + "/" + child_rel))
+            values.update(self._read_tree(backend, root, child_rel))
+        return values
+
+    def state(self, state_id, subroot):
+        """The preloaded state ``(state_id, subroot)``.
+
+        :raises KeyError: it was not preloaded."""
+        return StoreTransactionalState(self, state_id, subroot,
+                                       self.snapshots[(state_id, subroot)])
+
+    def write(self, operation, path, data=None):
+        """Queue a write (``set`` or ``delete``) after every write queued before."""
+        self.pending += 1
+
+        def apply(_):
+            return self._in_thread(self._apply, operation, path, data)
+
+        def done(result):
+            self.pending -= 1
+            if not self.pending:
+                waiters, self._waiters = self._waiters, []
+                for d in waiters:
+                    d.callback(None)
+            return result
+
+        self._last = self._last.addBoth(apply).addErrback(self._write_failed, path)
+        self._last.addBoth(done)
+
+    def _apply(self, operation, path, data):
+        backend = self._open()
+        if operation == "set":
+            backend.set_data(path, data)
+        else:
+            backend.delete(path)
+
+    @staticmethod
+    def _write_failed(failure, path):
+        log.error("transactional write of %s failed: %s", path, failure.getErrorMessage())
+
+    def when_written(self):
+        """A Deferred that fires once every write queued so far is stored (at once if
+        none is pending)."""
+        if not self.pending:
+            return defer.succeed(None)
+        d = defer.Deferred()
+        self._waiters.append(d)
+        return d
+
+    def close(self):
+        """Stop the writer once the queued writes are done, then close the session."""
+        def finish(_):
+            return self._in_thread(self._close_backend)
+        d = self._last.addBoth(finish)
+        d.addBoth(lambda _: self.pool.stop())
+        return d
+
+    def _close_backend(self):
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+
+
+class StoreTransactionalState(object):
+    """``TransactionalState`` of one ``(id, subroot)``: reads from memory, writes queued on
+    the store (in order)."""
+
+    def __init__(self, store, state_id, subroot, snapshot):
+        self.store = store
+        self.root = "/%s/%s" % (state_id, subroot)
+        self.values = snapshot
+
+    def _path(self, path):
+        path = path.strip("/")
+        for part in path.split("/") if path else ():
+            check_node_name(part, "a transactional path segment")
+        return path
+
+    def set_data(self, path, value):
+        rel = self._path(path)
+        self.values[rel] = json.loads(json.dumps(value))  # as a read would give it back
+        self.store.write("set", self.root + "/" + rel, encode(value))
+
+    def get_data(self, path):
+        return self.values.get(self._path(path))
+
+    def delete(self, path):
+        rel = self._path(path)
+        prefix = rel + "/"
+        for key in [k for k in self.values if k == rel or k.startswith(prefix)]:
+            del self.values[key]
+        self.store.write("delete", self.root + "/" + rel)
+
+    def list(self, path):
+        rel = self._path(path)
+        prefix = rel + "/" if rel else ""
+        return sorted({k[len(prefix):].split("/", 1)[0] for k in self.values
+                       if k.startswith(prefix) and k != rel})
+
+    def mkdir(self, path):
+        self.set_data(path, MKDIR_VALUE)
+
+    def close(self):
+        pass
