@@ -215,6 +215,9 @@ class WorkerDaemon(object):
             program = trident_program(topology)
             if program is None:
                 return
+            # the program runs in this process: it reads topology.environment here, as a
+            # multilang child or an in-process pystorm component does
+            os.environ.update(self.conf.get("topology.environment") or {})
             self.trident_plan = yield self.run_blocking(
                 load_trident_plan, self._resources_dir(), program, topology)
         except TridentProgramError as e:

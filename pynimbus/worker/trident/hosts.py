@@ -25,7 +25,8 @@ import traceback
 
 from twisted.internet import defer
 
-from pynimbus.trident.batch_coordination import MasterBatchCoordinator, TridentSpoutCoordinator
+from pynimbus.trident.batch_coordination import (
+    BATCH_STREAM_ID, MasterBatchCoordinator, TridentSpoutCoordinator)
 from pynimbus.trident.batch_executor import TridentSpoutExecutor
 from pynimbus.trident.context import TridentTopologyContext
 from pynimbus.trident.operation import FailedException, ReportedFailedException
@@ -134,8 +135,8 @@ class TridentHost(ComponentHost):
     def raised(self, e):
         """An exception of the component: reported, the worker dies."""
         exception = "".join(traceback.format_exception_only(type(e), e)).strip()
-        self.die("%s raised in process: %s\n%s" % (self.component_id, exception,
-                                                  traceback.format_exc()))
+        self.die("%s raised in process: %s\n%s"
+                 % (self.component_id, exception, traceback.format_exc()))
 
     def die(self, message):
         if self.dead:
@@ -270,6 +271,9 @@ class MasterCoordinatorHost(TridentHost):
     # the spout's collector
 
     def emit(self, stream, values, message_id):
+        if stream == BATCH_STREAM_ID and message_id.attempt_id > 0:
+            log.info("Trident batch %s of %s: txid %d replayed, attempt %d", message_id,
+                     self.component_id, message_id.txid, message_id.attempt_id)
         if message_id is None:
             self.executor.spout_emit(self.task_id, stream, values, None)
         else:

@@ -1,0 +1,187 @@
+"""Trident programs in Python on ``pynimbus dev``: submitted with ``pynimbus submit
+module:attr``, planned again by each worker and run with Storm's batch semantics.
+
+* the issue's seed example gives each user's count and total per batch of its input;
+* word count with a ``MemoryMapState`` counts a known corpus exactly although a function fails
+  some batches (``FailedException`` the first time it meets a word): the batches replay, and
+  the master coordinator logs each failed attempt;
+* partitioned spouts (opaque and transactional) over a fixed corpus into a ``SQLiteMapState``
+  (opaque and transactional) count exactly across ``kill -9`` of each worker in turn (the
+  master coordinator's, the spouts', the states').
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from nimbus_process import NimbusProcess, free_port
+from pynimbus.supervisor import worker_dirs
+from pynimbus.supervisor.daemon import process_alive, send_signal
+from pynimbus.thrift.client import NimbusClient
+from pynimbus_path import child_env
+from trident_programs import exactly_once, seed, wordcount
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trident_programs")
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    local = tmp_path_factory.mktemp("trident-dev")
+    ports = [free_port(), free_port()]
+    nimbus = NimbusProcess(local, dev_supervisor=True, options=[
+        "supervisor.slots.ports=[%d, %d]" % tuple(ports), "nimbus.monitor.freq.secs=1",
+        "supervisor.monitor.frequency.secs=1", "supervisor.heartbeat.frequency.secs=1",
+        "supervisor.worker.shutdown.sleep.secs=1", "nimbus.task.timeout.secs=10",
+        "supervisor.worker.timeout.secs=10"])
+    nimbus.start(timeout=60)
+    nimbus.conf = {"storm.local.dir": str(local)}
+    try:
+        yield nimbus
+    finally:
+        nimbus.kill()
+        for worker_id in worker_dirs.worker_ids(nimbus.conf):
+            for pid in worker_dirs.worker_pids(nimbus.conf, worker_id):
+                if process_alive(pid):
+                    send_signal(pid, signal.SIGKILL)
+
+
+def submit(dev, tmp_path, program, name, environment, *options):
+    """``pynimbus submit program --name name`` from a project directory holding the
+    program's module, as a user runs it; ``environment`` is the submitter's and the
+    topology's (``topology.environment``: the program reads it in its workers)."""
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    module = program.partition(":")[0]
+    shutil.copy(os.path.join(PROGRAMS, module + ".py"), project / (module + ".py"))
+    command = [sys.executable, "-m", "pynimbus.cli", "submit", program, "--name", name,
+               "--nimbus", "127.0.0.1:%d" % dev.port, "-c", "topology.workers=2",
+               "-c", "topology.trident.batch.emit.interval.millis=50",
+               "-c", "topology.environment=%s" % json.dumps(environment)]
+    for option in options:
+        command += ["-c", option]
+    result = subprocess.run(command, cwd=str(project), env=dict(child_env(), **environment),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Submitted topology: %s" % name in result.stdout
+
+
+def kill_topology(dev, name):
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        from pynimbus.generated.storm.ttypes import KillOptions
+        client.killTopologyWithOpts(name, KillOptions(wait_secs=0))
+
+
+def worker_logs(dev, name):
+    root = os.path.join(dev.conf["storm.local.dir"], "logs", "workers-artifacts")
+    text = []
+    for storm_id in os.listdir(root) if os.path.isdir(root) else ():
+        if storm_id.startswith(name + "-"):
+            for port in os.listdir(os.path.join(root, storm_id)):
+                with open(os.path.join(root, storm_id, port, "worker.log")) as f:
+                    text.append(f.read())
+    return "\n".join(text)
+
+
+def topology_errors(dev, name):
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        [summary] = [t for t in client.getClusterInfo().topologies if t.name == name]
+        info = client.getTopologyInfo(summary.id)
+        return [e.error for errors in (info.errors or {}).values() for e in errors]
+
+
+def test_the_seed_example_gives_each_users_count_per_batch(dev, tmp_path, wait_until):
+    output = tmp_path / "seed.txt"
+    submit(dev, tmp_path, "seed:topology", "seed", {"TRIDENT_OUTPUT": str(output)})
+    try:
+        def printed():
+            return sorted(output.read_text().splitlines()) if output.exists() else []
+        wait_until(lambda: printed() == seed.expected_lines(), timeout=90,
+                   what="one line per user per batch in %s (got %s)\n%s"
+                   % (output, printed(), dev.log_tail()))
+        assert topology_errors(dev, "seed") == []
+    finally:
+        kill_topology(dev, "seed")
+
+
+def test_word_count_is_exact_although_batches_fail_and_replay(dev, tmp_path, wait_until):
+    output = tmp_path / "counts.txt"
+    submit(dev, tmp_path, "wordcount:topology", "trident-wc", {"TRIDENT_OUTPUT": str(output)})
+    try:
+        def counts():
+            return wordcount.final_counts(str(output)) if output.exists() else {}
+        wait_until(lambda: counts() == wordcount.expected_counts(), timeout=90,
+                   what="exact counts in %s (got %s)\n%s"
+                   % (output, counts(), dev.log_tail()))
+        logs = worker_logs(dev, "trident-wc")
+        # each word of FAIL_ONCE failed one batch's first attempt, which was replayed
+        assert "of $mastercoord-bg0 failed: it is replayed" in logs, logs
+        assert "replayed, attempt 1" in logs, logs
+        assert topology_errors(dev, "trident-wc") == []
+    finally:
+        kill_topology(dev, "trident-wc")
+
+
+def storm_id_of(dev, name):
+    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
+        return next((t.id for t in client.getClusterInfo().topologies if t.name == name), None)
+
+
+def topology_worker_pids(dev, storm_id):
+    """The pids of the live worker processes of ``storm_id`` (their command lines name it)."""
+    pids = []
+    for worker_id in worker_dirs.worker_ids(dev.conf):
+        for pid in worker_dirs.worker_pids(dev.conf, worker_id):
+            try:
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if storm_id.encode() in argv:
+                pids.append(pid)
+    return sorted(pids)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program, kind", [("exactly_once:opaque", "opaque"),
+                                           ("exactly_once:transactional", "transactional")])
+def test_partitioned_spouts_count_exactly_across_kill_9_of_each_worker(
+        dev, tmp_path, wait_until, program, kind):
+    """Each worker in turn (two: the master coordinator, the spout, the spout coordinator
+    and the bolts are spread over them) is killed with SIGKILL while batches flow; the
+    supervisor starts it again, the batches it held replay, and the counts stored in SQLite
+    end exactly right."""
+    db = str(tmp_path / "counts.sqlite3")
+    name = "exactly-" + kind
+    submit(dev, tmp_path, program, name, {"TRIDENT_DB": db},
+           "topology.trident.batch.emit.interval.millis=250",
+           "topology.message.timeout.secs=4", "topology.max.spout.pending=2")
+    expected = exactly_once.expected_counts()
+    try:
+        storm_id = storm_id_of(dev, name)
+
+        def total():
+            return sum(exactly_once.stored_counts(db, kind).values())
+        wait_until(lambda: len(topology_worker_pids(dev, storm_id)) == 2, timeout=60,
+                   what="the topology's two workers")
+        for victim in range(2):
+            wait_until(lambda: total() > 0, timeout=60, what="counts in %s\n%s"
+                       % (db, dev.log_tail()))
+            pids = topology_worker_pids(dev, storm_id)
+            before = total()
+            os.kill(pids[victim], signal.SIGKILL)
+            wait_until(lambda: pids[victim] not in topology_worker_pids(dev, storm_id)
+                       and len(topology_worker_pids(dev, storm_id)) == 2, timeout=60,
+                       what="the killed worker started again")
+            assert total() < sum(expected.values()), "the corpus ended before the kill"
+            wait_until(lambda: total() > before, timeout=60,
+                       what="counting going on after the kill\n%s" % dev.log_tail())
+        wait_until(lambda: exactly_once.stored_counts(db, kind) == expected, timeout=120,
+                   what="exact counts (got %s, want %s)\n%s"
+                   % (exactly_once.stored_counts(db, kind), expected, dev.log_tail()))
+    finally:
+        kill_topology(dev, name)

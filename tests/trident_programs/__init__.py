@@ -1,0 +1,1 @@
+"""Trident programs the tests submit (each module is copied into a project directory)."""
