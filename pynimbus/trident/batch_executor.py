@@ -259,8 +259,10 @@ class TridentBoltExecutor(object):
             if tracked.received_tuples == tracked.expected_tuple_count:
                 self._finish_batch(tracked, tuple_)
             else:
+                held = tracked.delayed_ack
                 self._fail_batch(tracked)
-                self.collector.fail(tuple_)
+                if held is not tuple_:  # Storm fails it twice; a tuple is failed once here
+                    self.collector.fail(tuple_)
                 failed = True
         if not delayed and not failed:
             self.collector.ack(tuple_)

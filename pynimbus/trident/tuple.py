@@ -64,6 +64,18 @@ class TridentTuple(tuple):
         index = self._index
         return [self[index[name]] for name in selector]
 
+    def __eq__(self, other):
+        """Equal to any list or tuple of the same values (as Java's ``List.equals``)."""
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = tuple.__hash__
+
     def __repr__(self):
         return "<TridentTuple %s>" % ", ".join(
             "%s=%r" % (name, value) for name, value in zip(self.fields, self))

@@ -1,0 +1,420 @@
+"""Trident's batch runtime without a cluster: one task of a batch bolt, the master
+coordinator, the spout coordinator and the spout executors, each driven tuple by tuple with a
+collector that records what it does (ports of the behaviour of 1.2.4's
+``TridentBoltExecutor``, ``MasterBatchCoordinator``, ``TridentSpoutCoordinator``,
+``TridentSpoutExecutor`` and the partitioned spout executors)."""
+
+import collections
+import copy
+
+import pytest
+
+
+from pynimbus.trident import (
+    BaseAggregator, BaseFilter, BaseFunction, FailedException, Fields, FixedBatchSpout,
+    MemoryMapState, TridentTopology)
+from pynimbus.trident.batch_coordination import (
+    BATCH_STREAM_ID, COMMIT_STREAM_ID, SUCCESS_STREAM_ID)
+from pynimbus.trident.builtin import Count
+from pynimbus.trident.context import TridentTopologyContext
+from pynimbus.trident.transaction_attempt import TransactionAttempt
+from pynimbus.trident.transactional_state import MemoryTransactionalState
+
+Received = collections.namedtuple("Received",
+                                  "tuple_id source_component source_task stream values")
+SEEN = []  # what the programs' Record function saw, in order
+
+
+class Record(BaseFunction):
+    """Records each tuple and passes it on (a function that emits nothing drops it)."""
+
+    def execute(self, tuple_, collector):
+        SEEN.append(list(tuple_))
+        collector.emit([])
+
+
+class CountAgg(BaseAggregator):
+    """A plain aggregator (a combiner would be split over two bolts)."""
+
+    def init(self, batch_id, collector):
+        return [0]
+
+    def aggregate(self, state, tuple_, collector):
+        state[0] += 1
+
+    def complete(self, state, collector):
+        collector.emit([state[0]])
+
+
+class FailOn(BaseFilter):
+    def __init__(self, word):
+        self.word = word
+
+    def is_keep(self, tuple_):
+        if tuple_[0] == self.word:
+            raise FailedException("no %s" % self.word)
+        return True
+
+
+class Collector(object):
+    """A task's output, recorded: emits (with the tasks the test says they go to), acks and
+    fails by tuple id."""
+
+    def __init__(self, targets=(5,)):
+        self.targets = list(targets)
+        self.emitted, self.direct, self.acked, self.failed, self.errors = [], [], [], [], []
+
+    def emit(self, stream, values, anchor):
+        self.emitted.append((stream, list(values), anchor and anchor.tuple_id))
+        return self.targets
+
+    def emit_direct(self, task, stream, values, anchor):
+        self.direct.append((task, stream, list(values), anchor and anchor.tuple_id))
+
+    def ack(self, tuple_):
+        self.acked.append(tuple_.tuple_id)
+
+    def fail(self, tuple_):
+        self.failed.append(tuple_.tuple_id)
+
+    def report_error(self, error):
+        self.errors.append(error)
+
+
+class Context(TridentTopologyContext):
+    """A task's context over a plan, with transactional states in one dict."""
+
+    def __init__(self, plan, component_id, task_id=None, tree=None):
+        tasks, task = {}, 0
+        for cid in sorted(list(plan.topology.spouts) + list(plan.topology.bolts)):
+            task += 1
+            tasks[task] = cid
+        mine = task_id or next(t for t, c in tasks.items() if c == component_id)
+        super().__init__({"topology.message.timeout.secs": 30}, plan.topology, tasks,
+                         component_id, mine)
+        self.tree = {} if tree is None else tree
+
+    def new_transactional_state(self, state_id, subroot):
+        return _Rooted(self.tree, "%s/%s/" % (state_id, subroot))
+
+
+class _Rooted(MemoryTransactionalState):
+    def __init__(self, tree, prefix):
+        super().__init__({})
+        self.shared, self.prefix = tree, prefix
+        self.tree = _View(tree, prefix)
+
+
+class _View(dict):
+    """``tree`` seen under ``prefix`` (writes go through)."""
+
+    def __init__(self, tree, prefix):
+        super().__init__()
+        self.shared, self.prefix = tree, prefix
+
+    def __setitem__(self, k, v):
+        self.shared[self.prefix + k] = v
+
+    def get(self, k, default=None):
+        return self.shared.get(self.prefix + k, default)
+
+    def pop(self, k, *default):
+        return self.shared.pop(self.prefix + k, *default)
+
+    def __iter__(self):
+        n = len(self.prefix)
+        return iter([k[n:] for k in list(self.shared) if k.startswith(self.prefix)])
+
+
+def running(plan, component_id, collector, now_ms=lambda: 0, tree=None):
+    """A prepared copy of a planned batch bolt."""
+    obj = copy.deepcopy(plan.components[component_id])
+    context = Context(plan, component_id, tree=tree)
+    obj.prepare(context.storm_conf, context, collector, now_ms)
+    return obj, context
+
+
+_ids = iter(range(1, 10 ** 6))
+
+
+def tuple_of(source, stream, values):
+    return Received(next(_ids), source, 1, stream, values)
+
+
+def grouped_count_plan():
+    """spout -> b-0 (group by word, aggregate Count, each Record)."""
+    SEEN.clear()
+    t = TridentTopology()
+    (t.new_stream("spout1", FixedBatchSpout(Fields("word"), 3, ["a"]))
+        .group_by(Fields("word")).aggregate(CountAgg(), Fields("count"))
+        .each(Fields("word", "count"), Record(), Fields()))
+    return t.build()
+
+
+TX1 = TransactionAttempt(1, 0)
+
+
+def feed(bolt, words, tx=TX1, source="spout-spout1", stream="s1"):
+    data = [tuple_of(source, stream, [tx, w]) for w in words]
+    for t in data:
+        bolt.execute(t)
+    return data
+
+
+def test_a_batch_finishes_when_every_upstream_task_reported_as_many_tuples_as_came():
+    plan = grouped_count_plan()
+    out = Collector()
+    bolt, _ = running(plan, "b-0", out)
+    data = feed(bolt, ["a", "b", "a"])
+    assert out.acked == [t.tuple_id for t in data] and SEEN == []
+    coord = tuple_of("spout-spout1", "$coord-bg0", [TX1, 3])
+    bolt.execute(coord)
+    assert sorted(SEEN) == [["a", 2], ["b", 1]]
+    assert out.acked[-1] == coord.tuple_id and out.failed == []
+
+
+def test_a_count_that_does_not_match_fails_the_batch():
+    plan = grouped_count_plan()
+    out = Collector()
+    bolt, _ = running(plan, "b-0", out)
+    feed(bolt, ["a", "b"])
+    coord = tuple_of("spout-spout1", "$coord-bg0", [TX1, 3])  # a data tuple was lost
+    bolt.execute(coord)
+    assert out.failed == [coord.tuple_id] and SEEN == []
+
+
+def test_an_empty_batch_is_still_started_and_finished():
+    plan = grouped_count_plan()
+    out = Collector()
+    bolt, _ = running(plan, "b-0", out)
+    coord = tuple_of("spout-spout1", "$coord-bg0", [TX1, 0])
+    bolt.execute(coord)
+    assert out.acked == [coord.tuple_id] and SEEN == []
+
+
+def test_a_newer_attempt_replaces_the_tracked_one_and_an_older_ones_tuples_are_dropped():
+    plan = grouped_count_plan()
+    out = Collector()
+    bolt, _ = running(plan, "b-0", out)
+    feed(bolt, ["a", "a"], tx=TransactionAttempt(1, 0))
+    feed(bolt, ["b"], tx=TransactionAttempt(1, 1))
+    late = feed(bolt, ["z"], tx=TransactionAttempt(1, 0))  # neither acked nor failed
+    bolt.execute(tuple_of("spout-spout1", "$coord-bg0", [TransactionAttempt(1, 1), 1]))
+    assert SEEN == [["b", 1]]
+    assert late[0].tuple_id not in out.acked + out.failed
+
+
+def test_a_failed_exception_fails_the_batch_through_its_coordination_tuple():
+    SEEN.clear()
+    t = TridentTopology()
+    (t.new_stream("spout1", FixedBatchSpout(Fields("word"), 3, ["a"]))
+        .filter(Fields("word"), FailOn("bad"))
+        .group_by(Fields("word")).aggregate(CountAgg(), Fields("count"))
+        .each(Fields("word", "count"), Record(), Fields()))
+    plan = t.build()
+    out = Collector()
+    bolt, _ = running(plan, "b-0", out)
+    data = feed(bolt, ["ok", "bad"])
+    assert out.acked == [d.tuple_id for d in data]  # the tuple is acked, the batch failed
+    coord = tuple_of("spout-spout1", "$coord-bg0", [TX1, 2])
+    bolt.execute(coord)
+    assert out.failed == [coord.tuple_id] and SEEN == []
+
+
+def test_emits_are_counted_per_target_task_and_reported_on_the_coordination_stream():
+    t = TridentTopology()
+    (t.new_stream("spout1", FixedBatchSpout(Fields("word"), 3, ["a"]))
+        .each(Fields("word"), Record(), Fields())
+        .shuffle().each(Fields("word"), Record(), Fields()))
+    plan = t.build()
+    out = Collector(targets=[7])
+    bolt, context = running(plan, "b-0", out)
+    feed(bolt, ["x", "y"])
+    coord = tuple_of("spout-spout1", "$coord-bg0", [TX1, 2])
+    bolt.execute(coord)
+    assert out.emitted == [("s2", [TX1, "x"], None), ("s2", [TX1, "y"], None)]  # unanchored
+    downstream = context.get_component_tasks("b-1")
+    assert out.direct == [(task, "$coord-bg0", [TX1, 2 if task == 7 else 0], coord.tuple_id)
+                          for task in downstream]
+
+
+def persist_plan():
+    t = TridentTopology()
+    state = (t.new_stream("spout1", FixedBatchSpout(Fields("word"), 3, ["a"]))
+             .group_by(Fields("word"))
+             .persistent_aggregate(MemoryMapState.Factory(), Count(), Fields("count")))
+    state.new_values_stream().each(Fields("word", "count"), Record(), Fields())
+    return t.build()
+
+
+def test_a_committer_writes_its_state_only_on_commit_and_holds_the_commit_until_done():
+    SEEN.clear()
+    plan = persist_plan()
+    [persist] = [c for c, o in plan.components.items()
+                 if getattr(o, "coord_specs", None)
+                 and any(s.commit_stream for s in o.coord_specs.values())]
+    [upstream] = [c for c in plan.components if c.startswith("b-") and c != persist]
+    out = Collector()
+    bolt, _ = running(plan, persist, out)
+    [stream] = [g.streamId for g in plan.topology.bolts[persist].common.inputs
+                if g.componentId == upstream and not g.streamId.startswith("$")]
+    data = [tuple_of(upstream, stream, [TX1, w, 1]) for w in ("a", "a", "b")]
+    for d in data:
+        bolt.execute(d)
+    coord = tuple_of(upstream, "$coord-bg0", [TX1, 3])
+    bolt.execute(coord)
+    assert coord.tuple_id in out.acked and SEEN == []  # counted, not committed yet
+    commit = tuple_of("$mastercoord-bg0", COMMIT_STREAM_ID, [TX1])
+    bolt.execute(commit)
+    assert sorted(SEEN) == [["a", 2], ["b", 1]]
+    assert out.acked[-1] == commit.tuple_id
+
+
+def master(plan_conf=None, tree=None, now=None):
+    t = TridentTopology()
+    t.new_stream("spout1", FixedBatchSpout(Fields("word"), 3, ["a"])).each(
+        Fields("word"), Record(), Fields())
+    plan = t.build()
+    obj = copy.deepcopy(plan.components["$mastercoord-bg0"])
+    context = Context(plan, "$mastercoord-bg0", tree=tree)
+    out = Collector()
+    clock = now or [0]
+    conf = {"topology.trident.batch.emit.interval.millis": 500}
+    conf.update(plan_conf or {})
+    obj.open(conf, context, out, lambda: clock[0])
+    return obj, out, clock, context
+
+
+class SpoutCollector(object):
+    def __init__(self):
+        self.emitted = []
+
+    def emit(self, stream, values, message_id):
+        self.emitted.append((stream, values[0], message_id))
+
+
+def test_the_master_emits_batches_commits_in_order_and_succeeds():
+    mbc, _, clock, context = master()
+    out = mbc.collector = SpoutCollector()
+    mbc.next_tuple()
+    assert out.emitted == [(BATCH_STREAM_ID, TX1, TX1)]
+    mbc.next_tuple()  # one batch at most in flight (topology.max.spout.pending unset)
+    assert len(out.emitted) == 1
+    mbc.ack(TX1)  # the batch's tree completed: commit it
+    assert out.emitted[-1] == (COMMIT_STREAM_ID, TX1, TX1)
+    clock[0] = 600  # past the throttle's window
+    mbc.ack(TX1)  # the commit's tree completed: success, the next batch
+    assert out.emitted[-2:] == [(SUCCESS_STREAM_ID, TX1, None),
+                                (BATCH_STREAM_ID, TransactionAttempt(2, 0),
+                                 TransactionAttempt(2, 0))]
+    state = context.new_transactional_state("spout1", "coordinator")
+    assert state.get_data("currtx") == 2 and state.get_data("currattempts") == {"2": 0}
+
+
+def test_a_failed_batch_goes_again_with_the_next_attempt_and_a_restart_resumes():
+    tree = {}
+    mbc, _, clock, _ = master(tree=tree)
+    out = mbc.collector = SpoutCollector()
+    mbc.next_tuple()
+    clock[0] = 600  # the throttle's window is over
+    mbc.fail(TX1)
+    assert out.emitted[-1] == (BATCH_STREAM_ID, TransactionAttempt(1, 1),
+                               TransactionAttempt(1, 1))
+    mbc.ack(TX1)  # an old attempt's word changes nothing
+    assert len(out.emitted) == 2
+    restarted, _, _, _ = master(plan_conf={"topology.max.spout.pending": 3}, tree=tree)
+    restarted.collector = out
+    restarted.next_tuple()  # resumes txid 1 after the stored attempt
+    assert out.emitted[-1][1] == TransactionAttempt(1, 2)
+
+
+def test_the_throttle_and_deactivation_hold_new_batches():
+    mbc, _, clock, _ = master(plan_conf={"topology.max.spout.pending": 5})
+    out = mbc.collector = SpoutCollector()
+    mbc.next_tuple()
+    mbc.next_tuple()
+    assert len(out.emitted) == 1  # one batch per 500 ms window
+    clock[0] = 501
+    mbc.deactivate()
+    mbc.next_tuple()
+    assert len(out.emitted) == 1
+    mbc.activate()
+    mbc.next_tuple()
+    assert out.emitted[-1][1] == TransactionAttempt(2, 0)
+
+
+def test_the_spout_coordinator_keeps_a_batchs_metadata_for_its_replays():
+    t = TridentTopology()
+    t.new_stream("spout1", FixedBatchSpout(Fields("word"), 3, ["a"])).each(
+        Fields("word"), Record(), Fields())
+    plan = t.build()
+    coordinator = copy.deepcopy(plan.components["$spoutcoord-spout-spout1"])
+    context = Context(plan, "$spoutcoord-spout-spout1")
+    coordinator.prepare(context.storm_conf, context)
+
+    class Basic(object):
+        emitted = []
+
+        def emit(self, stream, values):
+            self.emitted.append((stream, values))
+    out = Basic()
+    tx2 = TransactionAttempt(2, 0)
+    for tx in (TX1, tx2):
+        coordinator.execute(tuple_of("$mastercoord-bg0", BATCH_STREAM_ID, [tx]), out)
+    assert out.emitted == [(BATCH_STREAM_ID, [TX1, None]), (BATCH_STREAM_ID, [tx2, None])]
+    state = context.new_transactional_state("spout1", "coordinator")
+    assert state.list("meta") == ["1", "2"]
+    coordinator.execute(tuple_of("$mastercoord-bg0", SUCCESS_STREAM_ID, [tx2]), out)
+    assert state.list("meta") == ["2"]  # what came before the success is dropped
+
+
+def test_the_batch_spout_executor_emits_a_batch_with_its_id_and_replays_it_the_same():
+    t = TridentTopology()
+    spout = FixedBatchSpout(Fields("word"), 2, ["a"], ["b"], ["c"])
+    t.new_stream("spout1", spout).each(Fields("word"), Record(), Fields())
+    plan = t.build()
+    out = Collector()
+    executor, context = running(plan, "spout-spout1", out)
+    [target] = out.targets = context.get_component_tasks("b-0")
+    batch = tuple_of("$spoutcoord-spout-spout1", BATCH_STREAM_ID, [TX1, None])
+    executor.execute(batch)
+    first = [v for _, v, _ in out.emitted]
+    assert first == [[TX1, "a"], [TX1, "b"]]
+    assert out.direct == [(target, "$coord-bg0", [TX1, 2], batch.tuple_id)]  # at once
+    assert out.acked == [batch.tuple_id]
+    replay = TransactionAttempt(1, 1)
+    executor.execute(tuple_of("$spoutcoord-spout-spout1", BATCH_STREAM_ID, [replay, None]))
+    assert [v[1:] for _, v, _ in out.emitted[2:]] == [["a"], ["b"]]  # the same batch again
+
+
+@pytest.mark.parametrize("kind", ["transactional", "opaque"])
+def test_a_partitioned_spout_emits_from_its_stored_offsets_after_a_restart(kind):
+    from trident_programs import exactly_once
+
+    t = TridentTopology()
+    spout = (exactly_once.OpaqueCorpusSpout() if kind == "opaque"
+             else exactly_once.TransactionalCorpusSpout())
+    t.new_stream("corpus", spout).each(Fields("sentence"), Record(), Fields())
+    plan = t.build()
+    tree = {}
+
+    def emitter_run(txids):
+        out = Collector(targets=[9])
+        executor, _ = running(plan, "spout-corpus", out, tree=tree)
+        for txid in txids:
+            tx = TransactionAttempt(txid, 0)
+            executor.execute(tuple_of("$spoutcoord-spout-corpus", BATCH_STREAM_ID,
+                                      [tx, exactly_once.PARTITIONS]))
+            if kind == "opaque":
+                executor.execute(tuple_of("$mastercoord-bg0", COMMIT_STREAM_ID, [tx]))
+        return [v[1] for _, v, _ in out.emitted]
+
+    first = emitter_run([1, 2])
+    assert len(first) == 2 * exactly_once.PARTITIONS * exactly_once.PER_BATCH
+    again = emitter_run([2, 3])  # a new worker: txid 2 replayed, then txid 3
+    per_batch = exactly_once.PARTITIONS * exactly_once.PER_BATCH
+    if kind == "transactional":
+        assert again[:per_batch] == first[per_batch:]  # the same batch for txid 2
+    corpus = [s for p in range(exactly_once.PARTITIONS)
+              for s in exactly_once.corpus(p)[:3 * exactly_once.PER_BATCH]]
+    assert sorted(set(first) | set(again)) == sorted(set(corpus))
