@@ -24,7 +24,7 @@ from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
 from pynimbus.thrift.client import NimbusClient
 from pynimbus_path import child_env
-from trident_programs import exactly_once, seed, wordcount
+from trident_programs import exactly_once, operations, seed, wordcount
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trident_programs")
 
@@ -185,3 +185,25 @@ def test_partitioned_spouts_count_exactly_across_kill_9_of_each_worker(
                    % (exactly_once.stored_counts(db, kind), expected, dev.log_tail()))
     finally:
         kill_topology(dev, name)
+
+
+def test_operations_joins_merges_aggregations_and_queries_give_storms_results(
+        dev, tmp_path, wait_until):
+    """One program with most of Trident's operations (lambdas among them), across two
+    workers: every result as expected, and every global aggregation emits once per empty
+    batch too (empty batches are started and finished)."""
+    output = tmp_path / "operations.txt"
+    submit(dev, tmp_path, "operations:topology", "trident-ops",
+           {"TRIDENT_OUTPUT": str(output)})
+    try:
+        want = operations.expected()
+
+        def done():
+            got, empty = operations.recorded(str(output))
+            return got == want and all(empty.get(tag) for tag in operations.GLOBAL)
+        wait_until(done, timeout=90, what="every operation's result in %s: got %s, want %s"
+                   "\n%s" % (output, operations.recorded(str(output)), want,
+                             dev.log_tail()))
+        assert topology_errors(dev, "trident-ops") == []
+    finally:
+        kill_topology(dev, "trident-ops")
