@@ -16,6 +16,7 @@ same program (:mod:`pynimbus.trident.topology`).  The API and the planner are pu
 """
 
 from pynimbus.trident.fields import Fields
+from pynimbus.trident.graph import DefaultResourceDeclarer, StateSpec
 from pynimbus.trident.operation import (
     Assembly, BaseAggregator, BaseFilter, BaseFunction, BaseMultiReducer, BaseOperation,
     CombinerAggregator, Consumer, FailedException, FlatMapFunction, MapFunction,
@@ -33,10 +34,10 @@ from pynimbus.trident.tuple import TridentTuple
 __all__ = [
     "Assembly", "BaseAggregator", "BaseFilter", "BaseFunction", "BaseMultiReducer",
     "BaseOperation", "BaseQueryFunction", "BaseStateUpdater", "CombinerAggregator",
-    "Consumer", "FailedException", "Fields", "FixedBatchSpout", "FlatMapFunction",
+    "Consumer", "DefaultResourceDeclarer", "FailedException", "Fields", "FixedBatchSpout", "FlatMapFunction",
     "GroupedStream", "IBatchSpout", "ICommitterTridentSpout", "ITridentSpout", "MapFunction",
     "MemoryMapState", "SQLiteMapState",
     "OpaquePartitionedTridentSpout", "PartitionedTridentSpout", "PlanningError",
-    "ReducerAggregator", "ReportedFailedException", "Stream", "TransactionAttempt",
+    "ReducerAggregator", "ReportedFailedException", "StateSpec", "Stream", "TransactionAttempt",
     "TridentState", "TridentTopology", "TridentTuple",
 ]

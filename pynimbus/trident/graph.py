@@ -13,12 +13,40 @@ import itertools
 
 _creation_index = itertools.count(1)  # Node.INDEX: creation order across topologies
 
+TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB = "topology.component.resources.onheap.memory.mb"
+TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB = "topology.component.resources.offheap.memory.mb"
+TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT = "topology.component.cpu.pcore.percent"
 
-class Node(object):
+
+class DefaultResourceDeclarer(object):
+    """``DefaultResourceDeclarer``: the memory (on and off heap, MB) and CPU (percent of a
+    core) an operation declares, as doubles; a node, or the defaults of a topology."""
+
+    def __init__(self):
+        self.resources = {}
+
+    def set_memory_load(self, on_heap, off_heap=None):
+        if on_heap is not None:
+            self.resources[TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB] = float(on_heap)
+        if off_heap is not None:
+            self.resources[TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB] = float(off_heap)
+        return self
+
+    def set_cpu_load(self, amount):
+        if amount is not None:
+            self.resources[TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT] = float(amount)
+        return self
+
+    def get_resources(self):
+        return dict(self.resources)
+
+
+class Node(DefaultResourceDeclarer):
     """``Node``: a stream id (``s<n>``), an optional name (``Stream.name``), the fields of
-    its tuples, an optional parallelism hint and state."""
+    its tuples, an optional parallelism hint and state, the resources it declares."""
 
     def __init__(self, stream_id, name, all_output_fields):
+        super().__init__()
         self.stream_id = stream_id
         self.name = name
         self.all_output_fields = all_output_fields

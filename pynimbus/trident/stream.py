@@ -66,6 +66,16 @@ class Stream(object):
         self._node.parallelism_hint = hint
         return self
 
+    def set_cpu_load(self, load):
+        """``Stream.setCPULoad``: the current node's CPU (percent of a core)."""
+        self._node.set_cpu_load(load)
+        return self
+
+    def set_memory_load(self, on_heap, off_heap=None):
+        """``Stream.setMemoryLoad``: the current node's memory (MB)."""
+        self._node.set_memory_load(on_heap, off_heap)
+        return self
+
     def get_output_fields(self):
         return self._node.all_output_fields
 
@@ -452,6 +462,14 @@ class TridentState(object):
 
     def new_values_stream(self):
         return Stream(self._topology, self._node.name, self._node)
+
+    def set_cpu_load(self, load):
+        self._node.set_cpu_load(load)
+        return self
+
+    def set_memory_load(self, on_heap, off_heap=None):
+        self._node.set_memory_load(on_heap, off_heap)
+        return self
 
     def parallelism_hint(self, hint):
         if not isinstance(hint, int) or isinstance(hint, bool) or hint < 1:

@@ -15,8 +15,10 @@ on every run (Storm's is too, for every program checked against it).
 from pynimbus.trident import partition
 from pynimbus.trident.fields import Fields, as_fields, fields_subtract
 from pynimbus.trident.graph import (
-    BATCH, DirectedGraph, IndexedEdge, Node, NodeStateInfo, PartitionNode, ProcessorNode,
-    SpoutNode, StateSpec, UniqueIdGen, get_children, get_parent, get_parents)
+    BATCH, TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT, TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB,
+    TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB, DirectedGraph, IndexedEdge, Node, NodeStateInfo,
+    PartitionNode, ProcessorNode, SpoutNode, StateSpec, UniqueIdGen, get_children, get_parent,
+    get_parents)
 from pynimbus.trident.operation_impl import (
     INNER, FilterExecutor, GroupedMultiReducerExecutor, IdentityMultiReducer,
     JoinerMultiReducer, TrueFilter)
@@ -39,6 +41,19 @@ class TridentTopology(object):
         self._graph = DirectedGraph()
         self._colocate = {}   # state id -> [node], in insertion order
         self._gen = UniqueIdGen()
+        self._resource_defaults = {}
+        self._master_coord_resources = {}
+
+    def set_resource_defaults(self, defaults):
+        """``setResourceDefaults``: what every node declares unless it says otherwise (a
+        :class:`~pynimbus.trident.graph.DefaultResourceDeclarer`)."""
+        self._resource_defaults = defaults.get_resources()
+        return self
+
+    def set_master_coord_resources(self, resources):
+        """``setMasterCoordResources``: the master coordinators' resources."""
+        self._master_coord_resources = resources.get_resources()
+        return self
 
     # -- sources and states
 
@@ -256,8 +271,10 @@ class TridentTopology(object):
             spout = sn.spout
             if is_batch_spout(spout):
                 spout = BatchSpoutExecutor(spout)
-            builder.set_spout(spout_ids[sn], sn.stream_id, sn.tx_id, spout,
-                              parallelisms[grouper.node_group(sn)], batch_group_map[sn])
+            declarer = builder.set_spout(spout_ids[sn], sn.stream_id, sn.tx_id, spout,
+                                         parallelisms[grouper.node_group(sn)],
+                                         batch_group_map[sn])
+            declare_resources(declarer, dict(self._resource_defaults, **sn.get_resources()))
 
         for g in merged_groups:
             if _is_spout_group(g):
@@ -268,12 +285,26 @@ class TridentTopology(object):
                 bolt_ids[g], SubtopologyBolt(graph, list(g.nodes), batch_group_map),
                 parallelisms[g], _committer_batches(g, batch_group_map),
                 _output_stream_batch_groups(g, batch_group_map))
+            declare_resources(declarer, g.get_resources(self._resource_defaults))
             for n in _uniqued_subscriptions(_external_group_inputs(g)):
                 parent = get_parent(graph, n)
                 component_id = (spout_ids[parent] if isinstance(parent, SpoutNode)
                                 else bolt_ids[grouper.node_group(parent)])
                 declarer.grouping(component_id, n.stream_id, n.thrift_grouping)
-        return builder.build_topology()
+        return builder.build_topology(dict(self._resource_defaults,
+                                           **self._master_coord_resources))
+
+
+def declare_resources(declarer, resources):
+    """What ``build`` does with a component's resources: ``setMemoryLoad(on[, off])`` when
+    on-heap memory is declared, ``setCPULoad`` when CPU is."""
+    on_heap = resources.get(TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB)
+    off_heap = resources.get(TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB)
+    cpu = resources.get(TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT)
+    if on_heap is not None:
+        declarer.set_memory_load(on_heap, off_heap)
+    if cpu is not None:
+        declarer.set_cpu_load(cpu)
 
 
 def _make_identity_partition(basis):
@@ -299,6 +330,36 @@ class Group(object):
         for n in self.nodes:
             ret.update(dict.fromkeys(get_parents(self.graph, n)))
         return list(ret)
+
+    def get_resources(self, defaults):
+        """``Group.getResources``: each resource summed over the group's nodes (each node's
+        declarations over ``defaults``); None for an empty group.
+
+        :raises PlanningError: nodes that declare different kinds of resources (Storm's
+            messages)."""
+        resources = None
+        for n in self.nodes:
+            node_resources = dict(defaults or {}, **n.get_resources())
+            if resources is None:
+                resources = node_resources
+                continue
+            if set(node_resources) != set(resources):
+                extra = set(node_resources) - set(resources)
+                if extra:
+                    raise PlanningError(
+                        "Found an operation with resources set which are not set in other "
+                        "operations in the group: %s: %s. Either set these resources in all "
+                        "other operations in the group, add a default setting, or remove the "
+                        "setting from this operation." % (n, sorted(extra)))
+                raise PlanningError(
+                    "Found an operation with resources unset which are set in other "
+                    "operations in the group: %s: %s. Either set these resources in all "
+                    "other operations in the group, add a default setting, or remove the "
+                    "setting from all other operations."
+                    % (n, sorted(set(resources) - set(node_resources))))
+            for key, value in node_resources.items():
+                resources[key] = float(value) + float(resources[key])
+        return resources or {}
 
     def __repr__(self):
         return "<Group %s>" % self.nodes

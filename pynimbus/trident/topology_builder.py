@@ -26,6 +26,9 @@ from pynimbus.trident.batch_executor import (
 from pynimbus.trident.spout import ICommitterTridentSpout
 
 TRIDENT_COMMAND = "pynimbus-trident"
+ONHEAP = "topology.component.resources.onheap.memory.mb"
+OFFHEAP = "topology.component.resources.offheap.memory.mb"
+CPU = "topology.component.cpu.pcore.percent"
 SPOUT_COORD_PREFIX = "$spoutcoord-"
 
 TridentPlan = collections.namedtuple("TridentPlan", "topology components")
@@ -42,8 +45,32 @@ def spout_coordinator(spout_id):
     return SPOUT_COORD_PREFIX + spout_id
 
 
-class _SpoutComponent(object):
+class ConfigurationDeclarer(object):
+    """``BaseConfigurationDeclarer``'s resource settings: each adds a component conf."""
+
+    def __init__(self):
+        self.component_confs = []
+
+    def add_configuration(self, key, value):
+        self.component_confs.append({key: value})
+        return self
+
+    def set_memory_load(self, on_heap, off_heap=None):
+        if on_heap is not None:
+            self.add_configuration(ONHEAP, float(on_heap))
+        if off_heap is not None:
+            self.add_configuration(OFFHEAP, float(off_heap))
+        return self
+
+    def set_cpu_load(self, amount):
+        if amount is not None:
+            self.add_configuration(CPU, amount)
+        return self
+
+
+class _SpoutComponent(ConfigurationDeclarer):
     def __init__(self, spout, stream_name, parallelism, tx_state_id, batch_group):
+        super().__init__()
         self.spout = spout
         self.stream_name = stream_name
         self.parallelism = parallelism
@@ -51,8 +78,9 @@ class _SpoutComponent(object):
         self.batch_group_id = batch_group
 
 
-class _BoltComponent(object):
+class _BoltComponent(ConfigurationDeclarer):
     def __init__(self, bolt, parallelism, committer_batches):
+        super().__init__()
         self.bolt = bolt
         self.parallelism = parallelism
         self.committer_batches = committer_batches
@@ -74,8 +102,9 @@ class TridentTopologyBuilder(object):
 
     def set_spout(self, spout_id, stream_name, tx_state_id, spout, parallelism, batch_group):
         self._batch_ids[(spout_id, stream_name)] = batch_group
-        self._spouts[spout_id] = _SpoutComponent(spout, stream_name, parallelism, tx_state_id,
-                                                 batch_group)
+        component = _SpoutComponent(spout, stream_name, parallelism, tx_state_id, batch_group)
+        self._spouts[spout_id] = component
+        return component
 
     def set_bolt(self, bolt_id, bolt, parallelism, committer_batches, batch_groups):
         for stream, batch_group in batch_groups.items():
@@ -98,8 +127,9 @@ class TridentTopologyBuilder(object):
             ret[(component, coord_stream(b))] = b
         return ret
 
-    def build_topology(self):
-        """``buildTopology``: the :class:`TridentPlan`."""
+    def build_topology(self, master_coord_resources=None):
+        """``buildTopology``: the :class:`TridentPlan`; ``master_coord_resources`` declared
+        on each ``$mastercoord-*``."""
         batch_ids_for_spouts = self._flesh_out_stream_batch_ids(False)
         batch_ids_for_bolts = self._flesh_out_stream_batch_ids(True)
         spouts, bolts, objects = {}, {}, {}
@@ -114,7 +144,8 @@ class TridentTopologyBuilder(object):
             objects[spout_coordinator(spout_id)] = coordinator
             bolts[spout_coordinator(spout_id)] = self._bolt(
                 coordinator, None, [(master, BATCH_STREAM_ID, Grouping(fields=[])),
-                                    (master, SUCCESS_STREAM_ID, Grouping(fields=[]))])
+                                    (master, SUCCESS_STREAM_ID, Grouping(fields=[]))],
+                c.component_confs)
             specs = {c.batch_group_id: CoordSpec()}
             executor = TridentBoltExecutor(
                 TridentSpoutExecutor(c.commit_state_id, c.stream_name, c.spout),
@@ -124,14 +155,21 @@ class TridentTopologyBuilder(object):
             if isinstance(c.spout, ICommitterTridentSpout):
                 inputs.append((master, COMMIT_STREAM_ID, _all()))
             objects[spout_id] = executor
-            bolts[spout_id] = self._bolt(executor, c.parallelism, inputs)
+            bolts[spout_id] = self._bolt(executor, c.parallelism, inputs, c.component_confs)
 
         for batch in java_hashmap_order(list(batches_to_commit_ids)):
             master = MasterBatchCoordinator(batches_to_commit_ids[batch],
                                             batches_to_spouts[batch])
             objects[master_coordinator(batch)] = master
+            declarer = ConfigurationDeclarer()
+            resources = master_coord_resources or {}
+            if resources.get(ONHEAP) is not None:
+                declarer.set_memory_load(resources[ONHEAP], resources.get(OFFHEAP))
+            if resources.get(CPU) is not None:
+                declarer.set_cpu_load(resources[CPU])
             spouts[master_coordinator(batch)] = SpoutSpec(
-                spout_object=self._object(), common=self._common(master, None, []))
+                spout_object=self._object(),
+                common=self._common(master, None, [], declarer.component_confs))
 
         for bolt_id, c in self._bolts.items():
             specs = {}
@@ -149,7 +187,7 @@ class TridentTopologyBuilder(object):
             for b in c.committer_batches:
                 inputs.append((master_coordinator(b), COMMIT_STREAM_ID, _all()))
             objects[bolt_id] = executor
-            bolts[bolt_id] = self._bolt(executor, c.parallelism, inputs)
+            bolts[bolt_id] = self._bolt(executor, c.parallelism, inputs, c.component_confs)
         topology = StormTopology(spouts=spouts, bolts=bolts, state_spouts={})
         return TridentPlan(topology, objects)
 
@@ -157,16 +195,19 @@ class TridentTopologyBuilder(object):
         return ComponentObject(shell=ShellComponent(execution_command=TRIDENT_COMMAND,
                                                     script=self.program or ""))
 
-    def _bolt(self, obj, parallelism, inputs):
-        return Bolt(bolt_object=self._object(), common=self._common(obj, parallelism, inputs))
+    def _bolt(self, obj, parallelism, inputs, component_confs=()):
+        return Bolt(bolt_object=self._object(),
+                    common=self._common(obj, parallelism, inputs, component_confs))
 
     @staticmethod
-    def _common(obj, parallelism, inputs):
-        """``TopologyBuilder.initCommon`` and the inputs declared: streams from the object,
-        the component conf as JSON."""
+    def _common(obj, parallelism, inputs, component_confs=()):
+        """``TopologyBuilder.initCommon``, the confs added (``addConfigurations``) and the
+        inputs declared: streams from the object, the component conf as JSON."""
         streams = {stream: StreamInfo(output_fields=list(fields), direct=direct)
                    for stream, (fields, direct) in obj.declare_output_fields().items()}
         conf = obj.get_component_configuration()
+        for added in component_confs:
+            conf = dict(conf or {}, **added)
         json_conf = None
         if conf is not None:
             json_conf = to_json({k: conf[k] for k in java_hashmap_order(list(conf))})
