@@ -33,11 +33,10 @@ from pynimbus.trident.tuple import TridentTuple
 
 __all__ = [
     "Assembly", "BaseAggregator", "BaseFilter", "BaseFunction", "BaseMultiReducer",
-    "BaseOperation", "BaseQueryFunction", "BaseStateUpdater", "CombinerAggregator",
-    "Consumer", "DefaultResourceDeclarer", "FailedException", "Fields", "FixedBatchSpout", "FlatMapFunction",
+    "BaseOperation", "BaseQueryFunction", "BaseStateUpdater", "CombinerAggregator", "Consumer",
+    "DefaultResourceDeclarer", "FailedException", "Fields", "FixedBatchSpout", "FlatMapFunction",
     "GroupedStream", "IBatchSpout", "ICommitterTridentSpout", "ITridentSpout", "MapFunction",
-    "MemoryMapState", "SQLiteMapState",
-    "OpaquePartitionedTridentSpout", "PartitionedTridentSpout", "PlanningError",
-    "ReducerAggregator", "ReportedFailedException", "StateSpec", "Stream", "TransactionAttempt",
-    "TridentState", "TridentTopology", "TridentTuple",
+    "MemoryMapState", "OpaquePartitionedTridentSpout", "PartitionedTridentSpout", "PlanningError",
+    "ReducerAggregator", "ReportedFailedException", "SQLiteMapState", "StateSpec", "Stream",
+    "TransactionAttempt", "TridentState", "TridentTopology", "TridentTuple",
 ]
