@@ -163,9 +163,8 @@ class OpaquePartitionedEmitter(object):
         self.emitter.close()
 
 
-class PartitionedTridentSpoutExecutor(ITridentSpout):
-    """``PartitionedTridentSpoutExecutor(spout)``: a transactional partitioned spout as an
-    ``ITridentSpout``."""
+class _Wrapping(object):
+    """An executor's spout's conf and fields are the spout's own."""
 
     def __init__(self, spout):
         self.spout = spout
@@ -173,34 +172,30 @@ class PartitionedTridentSpoutExecutor(ITridentSpout):
     def get_partitioned_spout(self):
         return self.spout
 
+    def get_component_configuration(self):
+        return self.spout.get_component_configuration()
+
+    def get_output_fields(self):
+        return self.spout.get_output_fields()
+
+
+class PartitionedTridentSpoutExecutor(_Wrapping, ITridentSpout):
+    """``PartitionedTridentSpoutExecutor(spout)``: a transactional partitioned spout as an
+    ``ITridentSpout``."""
+
     def get_coordinator(self, tx_state_id, conf, context):
         return _PartitionCoordinator(self.spout.get_coordinator(conf, context), True)
 
     def get_emitter(self, tx_state_id, conf, context):
         return PartitionedEmitter(self.spout, tx_state_id, conf, context)
 
-    def get_component_configuration(self):
-        return self.spout.get_component_configuration()
 
-    def get_output_fields(self):
-        return self.spout.get_output_fields()
-
-
-class OpaquePartitionedTridentSpoutExecutor(ICommitterTridentSpout):
+class OpaquePartitionedTridentSpoutExecutor(_Wrapping, ICommitterTridentSpout):
     """``OpaquePartitionedTridentSpoutExecutor(spout)``: an opaque partitioned spout as an
     ``ICommitterTridentSpout``."""
-
-    def __init__(self, spout):
-        self.spout = spout
 
     def get_coordinator(self, tx_state_id, conf, context):
         return _PartitionCoordinator(self.spout.get_coordinator(conf, context), False)
 
     def get_emitter(self, tx_state_id, conf, context):
         return OpaquePartitionedEmitter(self.spout, tx_state_id, conf, context)
-
-    def get_component_configuration(self):
-        return self.spout.get_component_configuration()
-
-    def get_output_fields(self):
-        return self.spout.get_output_fields()

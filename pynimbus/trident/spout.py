@@ -63,7 +63,23 @@ class ICommitterTridentSpout(ITridentSpout):
     stream."""
 
 
-class PartitionedTridentSpout(object):
+class PartitionedSpout(object):
+    """What both partitioned interfaces declare."""
+
+    def get_coordinator(self, conf, context):
+        raise NotImplementedError
+
+    def get_emitter(self, conf, context):
+        raise NotImplementedError
+
+    def get_component_configuration(self):
+        return None
+
+    def get_output_fields(self):
+        raise NotImplementedError
+
+
+class PartitionedTridentSpout(PartitionedSpout):
     """``IPartitionedTridentSpout`` (transactional): a batch of a partition follows from its
     stored metadata, so a replayed txid emits the same tuples.
 
@@ -73,39 +89,16 @@ class PartitionedTridentSpout(object):
     last_meta) -> meta``, ``emit_partition_batch(tx, collector, partition, meta)``,
     ``refresh_partitions(partitions)``, ``close()``."""
 
-    def get_coordinator(self, conf, context):
-        raise NotImplementedError
 
-    def get_emitter(self, conf, context):
-        raise NotImplementedError
-
-    def get_component_configuration(self):
-        return None
-
-    def get_output_fields(self):
-        raise NotImplementedError
-
-
-class OpaquePartitionedTridentSpout(object):
+class OpaquePartitionedTridentSpout(PartitionedSpout):
     """``IOpaquePartitionedTridentSpout``: a replayed txid may emit other tuples, each tuple
     in exactly one committed batch.
 
     ``get_coordinator(conf, context)``: ``get_partitions_for_batch()``, ``is_ready(txid)``,
     ``close()``.  ``get_emitter(conf, context)``: ``get_ordered_partitions(all_partition_info)``,
     ``emit_partition_batch(tx, collector, partition, last_meta) -> meta``,
-    ``refresh_partitions(partitions)``, ``close()``."""
-
-    def get_coordinator(self, conf, context):
-        raise NotImplementedError
-
-    def get_emitter(self, conf, context):
-        raise NotImplementedError
-
-    def get_component_configuration(self):
-        return None
-
-    def get_output_fields(self):
-        raise NotImplementedError
+    ``refresh_partitions(partitions)``, ``close()`` (and optionally
+    ``get_partitions_for_task(task_index, num_tasks, ordered_partitions)``)."""
 
 
 class FixedBatchSpout(IBatchSpout):

@@ -33,6 +33,15 @@ def _state_spec(state):
     return state if isinstance(state, StateSpec) else StateSpec(state)
 
 
+def checked_hint(hint):
+    """``hint`` as a parallelism hint.
+
+    :raises ValueError: not a positive integer."""
+    if not isinstance(hint, int) or isinstance(hint, bool) or hint < 1:
+        raise ValueError("a parallelism hint is a positive integer, not %r" % (hint,))
+    return hint
+
+
 def _split_operation_args(args, method):
     """``(input_fields, operation, function_fields)`` of ``method(input_fields, op,
     function_fields)`` or ``method(op, function_fields)``."""
@@ -61,9 +70,7 @@ class Stream(object):
 
     def parallelism_hint(self, hint):
         """``Stream.parallelismHint``: a hint for the current node only."""
-        if not isinstance(hint, int) or isinstance(hint, bool) or hint < 1:
-            raise ValueError("a parallelism hint is a positive integer, not %r" % (hint,))
-        self._node.parallelism_hint = hint
+        self._node.parallelism_hint = checked_hint(hint)
         return self
 
     def set_cpu_load(self, load):
@@ -472,7 +479,5 @@ class TridentState(object):
         return self
 
     def parallelism_hint(self, hint):
-        if not isinstance(hint, int) or isinstance(hint, bool) or hint < 1:
-            raise ValueError("a parallelism hint is a positive integer, not %r" % (hint,))
-        self._node.parallelism_hint = hint
+        self._node.parallelism_hint = checked_hint(hint)
         return self

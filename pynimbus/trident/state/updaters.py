@@ -76,7 +76,21 @@ class ReducerAggStateUpdater(BaseStateUpdater):
         collector.emit((state.update(ReducerValueUpdater(self.agg, tuples)),))
 
 
-class MapCombinerAggStateUpdater(BaseStateUpdater):
+class _MapStateUpdater(BaseStateUpdater):
+    """What both map updaters keep: the aggregator, the group's and the input's layouts."""
+
+    def __init__(self, agg, group_fields, input_fields):
+        self.agg = agg
+        self.group_fields = group_fields
+        self.input_fields = input_fields
+        self.group_factory = self.input_factory = None
+
+    def prepare(self, conf, context):
+        self.group_factory = context.make_projection_factory(self.group_fields)
+        self.input_factory = context.make_projection_factory(self.input_fields)
+
+
+class MapCombinerAggStateUpdater(_MapStateUpdater):
     """``MapCombinerAggStateUpdater``: each group's partial aggregate combined into its key of
     a map state; emits group fields + the new value.
 
@@ -86,14 +100,7 @@ class MapCombinerAggStateUpdater(BaseStateUpdater):
         if len(input_fields) != 1:
             raise ValueError("Combiner aggs only take a single field as input. Got this "
                              "instead: %s" % (input_fields,))
-        self.agg = agg
-        self.group_fields = group_fields
-        self.input_fields = input_fields
-        self.group_factory = self.input_factory = None
-
-    def prepare(self, conf, context):
-        self.group_factory = context.make_projection_factory(self.group_fields)
-        self.input_factory = context.make_projection_factory(self.input_fields)
+        super().__init__(agg, group_fields, input_fields)
 
     def update_state(self, map_state, tuples, collector):
         groups = [list(self.group_factory.create(t)) for t in tuples]
@@ -104,19 +111,9 @@ class MapCombinerAggStateUpdater(BaseStateUpdater):
             collector.emit(key + [result])
 
 
-class MapReducerAggStateUpdater(BaseStateUpdater):
+class MapReducerAggStateUpdater(_MapStateUpdater):
     """``MapReducerAggStateUpdater``: each group's tuples reduced into its key of a map state;
     emits group fields + the new value."""
-
-    def __init__(self, agg, group_fields, input_fields):
-        self.agg = agg
-        self.group_fields = group_fields
-        self.input_fields = input_fields
-        self.group_factory = self.input_factory = None
-
-    def prepare(self, conf, context):
-        self.group_factory = context.make_projection_factory(self.group_fields)
-        self.input_factory = context.make_projection_factory(self.input_fields)
 
     def update_state(self, map_state, tuples, collector):
         grouped = {}
