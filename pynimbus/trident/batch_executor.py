@@ -9,6 +9,7 @@ runs a copy of it, given its collector by the worker.
 """
 
 from pynimbus.trident.fields import Fields
+from pynimbus.trident.transaction_attempt import TransactionAttempt, as_transaction_attempt
 
 TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
 TICK_FREQ_SECS = 5  # TridentBoltExecutor.getComponentConfiguration
@@ -282,9 +283,9 @@ class TridentBoltExecutor(object):
             self.bolt.execute(None, tuple_)
             self.collector.ack(tuple_)
             return
-        from pynimbus.trident.transaction_attempt import as_transaction_attempt
-
-        batch_id = as_transaction_attempt(tuple_.values[0])
+        batch_id = tuple_.values[0]
+        if batch_id.__class__ is not TransactionAttempt:  # from another worker: a list
+            batch_id = as_transaction_attempt(batch_id)
         tracked = self.batches.get(batch_id.txid)
         if tracked is not None:
             if batch_id.attempt_id > tracked.attempt_id:

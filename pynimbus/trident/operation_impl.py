@@ -14,6 +14,7 @@ groups first came (Java's ``HashMap`` order of list keys is not kept).
 """
 
 import itertools
+import operator
 
 from pynimbus.trident.operation import BaseOperation
 
@@ -218,6 +219,23 @@ class GroupCollector(object):
         self.collector.report_error(error)
 
 
+def combiner_of(agg):
+    """The ``CombinerAggregator`` a chain of just one ``CombinerAggregatorCombineImpl`` runs,
+    else None."""
+    if (isinstance(agg, ChainedAggregatorImpl) and len(agg.aggs) == 1
+            and type(agg.aggs[0]) is CombinerAggregatorCombineImpl):
+        return agg.aggs[0].agg
+    return None
+
+
+def _one_item_key(position):
+    return lambda values: (values[position],)
+
+
+def _no_key(values):
+    return ()
+
+
 class GroupedAggregator(BaseOperation):
     """``GroupedAggregator``: the aggregator run per value of the group fields."""
 
@@ -232,23 +250,56 @@ class GroupedAggregator(BaseOperation):
         self.input_factory = context.make_projection_factory(self.input_fields)
         self.group_factory = context.make_projection_factory(self.group_fields)
         self.agg.prepare(conf, context.with_projection(self.input_factory))
+        self.combiner = combiner_of(self.agg)
+        if self.combiner is not None:
+            self.reads_layout(context.factory.output_fields)
+
+    def reads_layout(self, layout):
+        """Read the tuples of fields ``layout`` from now on (the aggregate processor's input,
+        unprojected); True when this aggregator can: one combiner, folded without the chain
+        (:meth:`_combine`)."""
+        if self.combiner is None:
+            return False
+        positions = [layout.field_index(f) for f in self.group_fields]
+        self.group_key = (operator.itemgetter(*positions) if len(positions) > 1
+                          else _one_item_key(positions[0]) if positions else _no_key)
+        self.value_position = layout.field_index(self.agg.input_fields[0][0])
+        return True
 
     def init(self, batch_id, collector):
         return [GroupCollector(collector), {}, batch_id]
 
     def aggregate(self, arr, tuple_, collector):
+        if self.combiner is not None:
+            self._combine(arr[1], tuple_)
+            return
         group_collector, groups, batch_id = arr
         group = self.group_factory.create(tuple_)
-        key = tuple(group)
         try:
-            curr = groups[key]
+            curr = groups[group]
         except KeyError:
-            curr = groups[key] = self.agg.init(batch_id, group_collector)
+            curr = groups[group] = self.agg.init(batch_id, group_collector)
         group_collector.curr_group = group
         self.agg.aggregate(curr, self.input_factory.create(tuple_), group_collector)
 
+    def _combine(self, groups, tuple_):
+        """The one combiner of a chain, folded per group without the chain's objects: its
+        ``zero()`` when a group starts, ``combine`` per tuple (``CombinerAggregatorCombineImpl``
+        in ``ChainedAggregatorImpl``, which would emit the same)."""
+        key = self.group_key(tuple_)
+        value = tuple_[self.value_position]
+        try:
+            curr = groups[key]
+        except KeyError:
+            curr = self.combiner.zero()
+        groups[key] = value if curr is None else self.combiner.combine(curr, value)
+
     def complete(self, arr, collector):
         group_collector, groups, _batch_id = arr
+        if self.combiner is not None:
+            for key, value in groups.items():
+                collector.emit(key + (value,))
+            return
         for key, value in groups.items():
             group_collector.curr_group = key
             self.agg.complete(value, group_collector)

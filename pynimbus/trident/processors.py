@@ -14,6 +14,8 @@ The per-batch values live in the batch's ``ProcessorContext``, at the node's sta
 from pynimbus.trident.context import TridentMultiReducerContext, TridentOperationContext
 from pynimbus.trident.tuple import FreshOutputFactory, OperationOutputFactory, ProjectionFactory
 
+_new_tuple = tuple.__new__
+
 
 class ProcessorContext(object):
     """``ProcessorContext``: a batch's id and one state slot per node of the bolt."""
@@ -55,6 +57,7 @@ class AppendCollector(object):
         self.trident_context = trident_context
         self.factory = OperationOutputFactory(trident_context.parent_factories[0],
                                               trident_context.self_out_fields)
+        self.tuple_class = self.factory.tuple_class
         self.receivers = trident_context.receivers
         self.out_stream = trident_context.out_stream_id
         self.context = None
@@ -65,9 +68,12 @@ class AppendCollector(object):
         self.tuple = tuple_
 
     def emit(self, values):
-        out = self.factory.create(self.tuple, () if values is None else values)
+        # OperationOutputFactory.create, inlined: this is every each's per-tuple path
+        out = _new_tuple(self.tuple_class,
+                         self.tuple + (() if values is None else tuple(values)))
+        context, stream = self.context, self.out_stream
         for receiver in self.receivers:
-            receiver.execute(self.context, self.out_stream, out)
+            receiver.execute(context, stream, out)
 
     def report_error(self, error):
         self.trident_context.delegate_collector.report_error(error)
@@ -132,8 +138,10 @@ class EachProcessor(TridentProcessor):
         self.function.cleanup()
 
     def execute(self, processor_context, stream_id, tuple_):
-        self.collector.set_context(processor_context, tuple_)
-        self.function.execute(self.projection.create(tuple_), self.collector)
+        collector = self.collector
+        collector.context = processor_context
+        collector.tuple = tuple_
+        self.function.execute(self.projection.create(tuple_), collector)
 
 
 class MapProcessor(TridentProcessor):
@@ -199,6 +207,11 @@ class AggregateProcessor(TridentProcessor):
         self.projection = ProjectionFactory(parent, self.input_fields)
         self.state_index = trident_context.state_index
         self.agg.prepare(conf, TridentOperationContext(context, self.projection))
+        # an aggregator of the planner's own that reads the parent's tuples as they are
+        # (no projection to make per tuple): it says so, given their layout
+        reads_parent = getattr(self.agg, "reads_layout", None)
+        if reads_parent is not None and reads_parent(parent.output_fields):
+            self.projection = None
 
     def cleanup(self):
         self.agg.cleanup()
@@ -209,9 +222,11 @@ class AggregateProcessor(TridentProcessor):
                                                                   self.collector)
 
     def execute(self, processor_context, stream_id, tuple_):
-        self.collector.set_context(processor_context)
+        self.collector.context = processor_context
+        projection = self.projection
         self.agg.aggregate(processor_context.state[self.state_index],
-                           self.projection.create(tuple_), self.collector)
+                           tuple_ if projection is None else projection.create(tuple_),
+                           self.collector)
 
     def finish_batch(self, processor_context):
         self.collector.set_context(processor_context)

@@ -125,15 +125,21 @@ class ProjectionFactory(object):
         positions = [parent_fields.field_index(name) for name in fields]
         self.tuple_class = tuple_class(fields)
         self.output_fields = self.tuple_class.fields
-        if not positions:
-            self._pick = lambda values: ()
-        elif len(positions) == 1:
+        self.positions = positions
+        # the parent's own tuples when it keeps every field in order; one empty tuple for none
+        self.identity = positions == list(range(len(parent_fields)))
+        self.empty = _new_tuple(self.tuple_class, ()) if not positions else None
+        if len(positions) == 1:
             position = positions[0]
             self._pick = lambda values: (values[position],)
-        else:
+        elif positions:
             self._pick = operator.itemgetter(*positions)
 
     def create(self, parent):
+        if self.identity:
+            return parent
+        if self.empty is not None:
+            return self.empty
         return _new_tuple(self.tuple_class, self._pick(parent))
 
 
