@@ -207,3 +207,66 @@ def test_operations_joins_merges_aggregations_and_queries_give_storms_results(
         assert topology_errors(dev, "trident-ops") == []
     finally:
         kill_topology(dev, "trident-ops")
+
+
+@pytest.mark.slow
+def test_the_transactional_state_is_kept_in_storms_layout_on_zookeeper(
+        zookeeper_server, tmp_path, wait_until):
+    """On a real ZooKeeper, what the master coordinator, the spout coordinator and the
+    partitioned spout store is where and how Storm stores it: under
+    ``transactional.zookeeper.root``, ``<txId>/coordinator/currtx`` (a JSON number),
+    ``currattempts`` (a JSON object of txid to attempt), ``meta/<txid>`` (the coordinator's
+    metadata) and ``<txId>/user/<partition id>/<txid>`` (each partition's metadata)."""
+    import uuid
+
+    from kazoo.client import KazooClient
+
+    from nimbus_process import zookeeper_options
+
+    zk = zookeeper_server.storm_conf()
+    root = "/transactional-%s" % uuid.uuid4().hex
+    local = tmp_path / "zk-dev"
+    local.mkdir()
+    ports = [free_port(), free_port()]
+    nimbus = NimbusProcess(local, dev_supervisor=True, options=zookeeper_options(
+        zk["storm.zookeeper.servers"], zk["storm.zookeeper.port"],
+        "/pynimbus-%s" % uuid.uuid4().hex) + [
+        "supervisor.slots.ports=[%d, %d]" % tuple(ports), "nimbus.monitor.freq.secs=1",
+        "supervisor.monitor.frequency.secs=1", "transactional.zookeeper.root=%s" % root])
+    nimbus.start(timeout=60)
+    nimbus.conf = {"storm.local.dir": str(local)}
+    client = KazooClient(hosts="127.0.0.1:%d" % zk["storm.zookeeper.port"])
+    client.start(timeout=30)
+    db = str(tmp_path / "counts.sqlite3")
+    try:
+        submit(nimbus, tmp_path, "exactly_once:opaque", "zk-layout", {"TRIDENT_DB": db})
+
+        def currtx():
+            path = root + "/corpus-opaque/coordinator/currtx"
+            return json.loads(client.get(path)[0]) if client.exists(path) else 0
+        wait_until(lambda: currtx() >= 4, timeout=60,
+                   what="batches committed on ZooKeeper\n%s" % nimbus.log_tail())
+        coordinator = root + "/corpus-opaque/coordinator"
+        assert set(client.get_children(coordinator)) >= {"currtx", "currattempts", "meta"}
+        assert isinstance(currtx(), int)
+        attempts = json.loads(client.get(coordinator + "/currattempts")[0])
+        assert all(k.isdigit() and isinstance(v, int) for k, v in attempts.items())
+        metas = client.get_children(coordinator + "/meta")
+        assert metas and all(t.isdigit() for t in metas)
+        [meta] = {client.get(coordinator + "/meta/" + t)[0] for t in metas}
+        assert json.loads(meta) == exactly_once.PARTITIONS  # the coordinator's metadata
+        user = root + "/corpus-opaque/user"
+        partitions = sorted(client.get_children(user))
+        assert partitions == ["partition-%d" % i for i in range(exactly_once.PARTITIONS)]
+        for partition in partitions:
+            txids = [t for t in client.get_children(user + "/" + partition) if t.isdigit()]
+            assert txids
+            stored = json.loads(client.get("%s/%s/%s" % (user, partition, max(txids)))[0])
+            assert set(stored) == {"offset", "next"} and stored["next"] > stored["offset"]
+    finally:
+        client.stop()
+        nimbus.kill()
+        for worker_id in worker_dirs.worker_ids(nimbus.conf):
+            for pid in worker_dirs.worker_pids(nimbus.conf, worker_id):
+                if process_alive(pid):
+                    send_signal(pid, signal.SIGKILL)
