@@ -15,21 +15,42 @@ A program is written as in Storm, in snake case::
 same program (:mod:`pynimbus.trident.topology`).  The API and the planner are pure: no I/O.
 """
 
-from pynimbus.trident.fields import Fields
-from pynimbus.trident.graph import DefaultResourceDeclarer, StateSpec
-from pynimbus.trident.operation import (
-    Assembly, BaseAggregator, BaseFilter, BaseFunction, BaseMultiReducer, BaseOperation,
-    CombinerAggregator, Consumer, FailedException, FlatMapFunction, MapFunction,
-    ReducerAggregator, ReportedFailedException)
-from pynimbus.trident.spout import (
-    FixedBatchSpout, IBatchSpout, ICommitterTridentSpout, ITridentSpout,
-    OpaquePartitionedTridentSpout, PartitionedTridentSpout)
-from pynimbus.trident.state import MemoryMapState, SQLiteMapState
-from pynimbus.trident.state.updaters import BaseQueryFunction, BaseStateUpdater
-from pynimbus.trident.stream import GroupedStream, Stream, TridentState
-from pynimbus.trident.topology import PlanningError, TridentTopology
-from pynimbus.trident.transaction_attempt import TransactionAttempt
-from pynimbus.trident.tuple import TridentTuple
+import importlib
+
+# Each public name and the module that defines it: imported on first use (PEP 562), so that a
+# worker that only asks whether a topology is a Trident one loads none of this.
+_PUBLIC = {
+    "Fields": "fields",
+    "DefaultResourceDeclarer": "graph", "StateSpec": "graph",
+    "Assembly": "operation", "BaseAggregator": "operation", "BaseFilter": "operation",
+    "BaseFunction": "operation", "BaseMultiReducer": "operation", "BaseOperation": "operation",
+    "CombinerAggregator": "operation", "Consumer": "operation",
+    "FailedException": "operation", "FlatMapFunction": "operation", "MapFunction": "operation",
+    "ReducerAggregator": "operation", "ReportedFailedException": "operation",
+    "FixedBatchSpout": "spout", "IBatchSpout": "spout", "ICommitterTridentSpout": "spout",
+    "ITridentSpout": "spout", "OpaquePartitionedTridentSpout": "spout",
+    "PartitionedTridentSpout": "spout",
+    "MemoryMapState": "state", "SQLiteMapState": "state",
+    "BaseQueryFunction": "state.updaters", "BaseStateUpdater": "state.updaters",
+    "GroupedStream": "stream", "Stream": "stream", "TridentState": "stream",
+    "PlanningError": "topology", "TridentTopology": "topology",
+    "TransactionAttempt": "transaction_attempt",
+    "TridentTuple": "tuple",
+}
+
+
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    value = getattr(importlib.import_module("pynimbus.trident." + module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_PUBLIC))
+
 
 __all__ = [
     "Assembly", "BaseAggregator", "BaseFilter", "BaseFunction", "BaseMultiReducer",

@@ -23,9 +23,9 @@ from pynimbus.trident.batch_coordination import (
     TridentSpoutCoordinator)
 from pynimbus.trident.batch_executor import (
     CoordSpec, CoordType, TridentBoltExecutor, TridentSpoutExecutor, coord_stream)
+from pynimbus.trident.command import TRIDENT_COMMAND
 from pynimbus.trident.spout import ICommitterTridentSpout
 
-TRIDENT_COMMAND = "pynimbus-trident"
 ONHEAP = "topology.component.resources.onheap.memory.mb"
 OFFHEAP = "topology.component.resources.offheap.memory.mb"
 CPU = "topology.component.cpu.pcore.percent"

@@ -185,23 +185,25 @@ class IndexHashGrouper(object):
     batch id, which arrives from another worker as its ``[txid, attempt]`` list: hashed as the
     ``TransactionAttempt`` it is."""
 
-    __slots__ = ("_index", "_targets")
+    __slots__ = ("_index", "_targets", "_object_to_index", "_as_attempt")
 
     def __init__(self, index, target_tasks):
-        self._index = index
-        self._targets = tuple((t,) for t in target_tasks)
-
-    def __call__(self, task_id, values, load=None):
         from pynimbus.trident.partition import object_to_index
         from pynimbus.trident.transaction_attempt import as_transaction_attempt
 
+        self._index = index
+        self._targets = tuple((t,) for t in target_tasks)
+        self._object_to_index = object_to_index
+        self._as_attempt = as_transaction_attempt
+
+    def __call__(self, task_id, values, load=None):
         value = values[self._index]
         if self._index == 0 and isinstance(value, (list, tuple)):
             try:
-                value = as_transaction_attempt(value)
+                value = self._as_attempt(value)
             except ValueError:
                 pass
-        return self._targets[object_to_index(value, len(self._targets))]
+        return self._targets[self._object_to_index(value, len(self._targets))]
 
 
 def index_hash_index(serialized):

@@ -82,6 +82,8 @@ class TridentHost(ComponentHost):
         self.store = store
         self.dead = False
         self.held = collections.deque()
+        self.prepared = False
+        self.early = []  # (tuple id, tuple) executed before the states were read
         ctx = executor.context
         self.context = WorkerTridentContext(store, ctx.storm_conf, ctx.user_topology,
                                             ctx.task_to_component, self.component_id, task_id)
@@ -99,7 +101,19 @@ class TridentHost(ComponentHost):
         except Exception:
             raise RuntimeError("%s: prepare raised:\n%s" % (self.component_id,
                                                             traceback.format_exc()))
+        self.prepared = True
+        early, self.early = self.early, []
+        for tuple_id, tuple_ in early:  # what came while the states were read, in order
+            self.execute(tuple_id, tuple_)
         return self.pid
+
+    def not_ready(self, tuple_id, tuple_):
+        """Whether the task is still reading its states: then the tuple waits for it (a
+        multilang child's pipe holds what comes before its handshake the same way)."""
+        if self.prepared:
+            return False
+        self.early.append((tuple_id, tuple_))
+        return True
 
     def prepare(self):
         raise NotImplementedError
@@ -161,7 +175,7 @@ class BatchBoltHost(TridentHost):
         self.obj.prepare(ctx.storm_conf, self.context, self, ctx.now_ms)
 
     def execute(self, tuple_id, tuple_):
-        if self.dead:
+        if self.dead or self.not_ready(tuple_id, tuple_):
             return
         try:
             self.obj.execute(ReceivedTuple(tuple_id, tuple_.source_component,
@@ -217,7 +231,7 @@ class SpoutCoordinatorHost(TridentHost):
         self.obj.prepare(self.executor.context.storm_conf, self.context)
 
     def execute(self, tuple_id, tuple_):
-        if self.dead:
+        if self.dead or self.not_ready(tuple_id, tuple_):
             return
         received = ReceivedTuple(tuple_id, tuple_.source_component, tuple_.source_task,
                                  tuple_.stream, tuple_.values)

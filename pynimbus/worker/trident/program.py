@@ -11,8 +11,7 @@ with an error saying so.  Blocking (it imports user code).
 import importlib
 import sys
 
-from pynimbus.trident.topology import TridentTopology
-from pynimbus.trident.topology_builder import TRIDENT_COMMAND
+from pynimbus.trident.command import TRIDENT_COMMAND
 
 
 class TridentProgramError(Exception):
@@ -43,6 +42,8 @@ def is_trident_component(component_object):
 def import_program(resources_dir, program):
     """The ``TridentTopology`` of ``program`` (``module:attr``), imported from
     ``resources_dir``."""
+    from pynimbus.trident.topology import TridentTopology
+
     module_name, sep, attr = program.partition(":")
     if not sep or not module_name or not attr:
         raise TridentProgramError("%r is not module:attr" % program)
