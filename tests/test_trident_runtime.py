@@ -418,3 +418,33 @@ def test_a_partitioned_spout_emits_from_its_stored_offsets_after_a_restart(kind)
     corpus = [s for p in range(exactly_once.PARTITIONS)
               for s in exactly_once.corpus(p)[:3 * exactly_once.PER_BATCH]]
     assert sorted(set(first) | set(again)) == sorted(set(corpus))
+
+
+def test_the_partial_count_of_a_grouped_combiner_is_emitted_per_word_at_the_batchs_end():
+    """Word count's first bolt: split, the combiner's init each and the partial aggregation
+    (folded directly, the each's tuples never made); at the batch's end one partial count
+    per word crosses to the next bolt."""
+    class Split(BaseFunction):
+        def execute(self, tuple_, collector):
+            for word in tuple_[0].split():
+                collector.emit([word])
+
+    t = TridentTopology()
+    (t.new_stream("spout1", FixedBatchSpout(Fields("sentence"), 3, ["a"]))
+        .each(Fields("sentence"), Split(), Fields("word"))
+        .group_by(Fields("word"))
+        .persistent_aggregate(MemoryMapState.Factory(), Count(), Fields("count")))
+    plan = t.build()
+    [split] = [c for c, b in plan.topology.bolts.items()
+               if any(g.componentId == "spout-spout1" for g in b.common.inputs)
+               and c.startswith("b-")]
+    out = Collector()
+    bolt, _ = running(plan, split, out)
+    fused = [p for ps in bolt.bolt.ordered.values() for p in ps
+             if getattr(p, "fused", None) is not None]
+    assert len(fused) == 1  # the init each folds into the partial aggregation
+    for sentence in ("the cow", "the moon the end"):
+        bolt.execute(tuple_of("spout-spout1", "s1", [TX1, sentence]))
+    bolt.execute(tuple_of("spout-spout1", "$coord-bg0", [TX1, 2]))
+    partial = sorted(values[1:] for _, values, _ in out.emitted)
+    assert partial == [["cow", 1], ["end", 1], ["moon", 1], ["the", 3]]

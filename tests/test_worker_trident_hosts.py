@@ -70,17 +70,17 @@ class Executor(object):
                                                            + list(plan.topology.bolts)))}
         self.component_id = component_id
         self.context = Context({}, plan.topology, tasks, lambda: 0)
-        self.emits, self.acked, self.failed, self.died = [], [], [], []
+        self.emits, self.acks, self.fails, self.died = [], [], [], []
 
-    def bolt_emit(self, task_id, stream, values, anchors, direct_task=None):
+    def emit_to(self, task_id, stream, values, anchors, direct_task=None):
         self.emits.append((stream, values, anchors))
         return []
 
-    def ack_input(self, task_id, tuple_id):
-        self.acked.append(tuple_id)
+    def acked(self, task_id, tuple_):
+        self.acks.append(tuple_)
 
-    def fail_input(self, task_id, tuple_id):
-        self.failed.append(tuple_id)
+    def failed(self, task_id, tuple_):
+        self.fails.append(tuple_)
 
     def child_died(self, message):
         self.died.append(message)
@@ -105,15 +105,15 @@ def test_tuples_that_come_while_the_state_is_read_wait_for_it_then_run_in_order(
     launched = host.launch()
     batches = [Tuple("$mastercoord-bg0", 1, BATCH_STREAM_ID, [TransactionAttempt(t, 0)])
                for t in (1, 2)]
-    host.execute("1", batches[0])
-    host.execute("2", batches[1])
+    host.execute(batches[0], batches[0])
+    host.execute(batches[1], batches[1])
     assert executor.emits == [] and executor.died == []  # not prepared: nothing ran
     store.loading.callback(None)
     assert launched.called
     store.store_all()  # the metadata of both batches stored: their emits and acks go
     assert [values[0].txid for _, values, _ in executor.emits] == [1, 2]
-    assert [anchors for _, _, anchors in executor.emits] == [["1"], ["2"]]
-    assert executor.acked == ["1", "2"] and executor.died == []
+    assert [anchors for _, _, anchors in executor.emits] == [[batches[0]], [batches[1]]]
+    assert executor.acks == batches and executor.died == []
 
 
 def test_coordination_waits_until_the_tasks_writes_are_stored():
@@ -121,8 +121,8 @@ def test_coordination_waits_until_the_tasks_writes_are_stored():
     host.launch()
     store.loading.callback(None)
     store.store_all()
-    host.execute("1", Tuple("$mastercoord-bg0", 1, BATCH_STREAM_ID,
-                            [TransactionAttempt(1, 0)]))
-    assert executor.emits == [] and executor.acked == []  # meta/1 not stored yet
+    batch = Tuple("$mastercoord-bg0", 1, BATCH_STREAM_ID, [TransactionAttempt(1, 0)])
+    host.execute(batch, batch)
+    assert executor.emits == [] and executor.acks == []  # meta/1 not stored yet
     store.store_all()
-    assert len(executor.emits) == 1 and executor.acked == ["1"]
+    assert len(executor.emits) == 1 and executor.acks == [batch]

@@ -282,6 +282,17 @@ class GroupedAggregator(BaseOperation):
         group_collector.curr_group = group
         self.agg.aggregate(curr, self.input_factory.create(tuple_), group_collector)
 
+    def combine_into(self, arr, parent, value):
+        """:meth:`_combine` of a value its ``init`` each made, from the tuple that each read
+        (the group's fields are where they are in the each's output, which appends)."""
+        groups = arr[1]
+        key = self.group_key(parent)
+        try:
+            curr = groups[key]
+        except KeyError:
+            curr = self.combiner.zero()
+        groups[key] = value if curr is None else self.combiner.combine(curr, value)
+
     def _combine(self, groups, tuple_):
         """The one combiner of a chain, folded per group without the chain's objects: its
         ``zero()`` when a group starts, ``combine`` per tuple (``CombinerAggregatorCombineImpl``

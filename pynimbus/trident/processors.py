@@ -127,6 +127,20 @@ class EachProcessor(TridentProcessor):
         self.input_fields = input_fields
         self.function = function
         self.projection = None
+        self.fused = None
+
+    def fuse(self):
+        """A combiner's ``init`` each (``CombinerAggregatorInitImpl``) whose only receiver is
+        the partial aggregation that folds it (a grouped combiner reading its input as it
+        is): each value goes into the fold directly, without the tuple it would append."""
+        from pynimbus.trident.operation_impl import CombinerAggregatorInitImpl
+
+        receivers = self.collector.receivers
+        if (type(self.function) is CombinerAggregatorInitImpl and len(receivers) == 1
+                and isinstance(receivers[0], AggregateProcessor)
+                and receivers[0].projection is None
+                and getattr(receivers[0].agg, "combine_into", None) is not None):
+            self.fused = receivers[0]
 
     def prepare(self, conf, context, trident_context):
         parent = _one_parent(trident_context, "Each")
@@ -138,6 +152,11 @@ class EachProcessor(TridentProcessor):
         self.function.cleanup()
 
     def execute(self, processor_context, stream_id, tuple_):
+        fused = self.fused
+        if fused is not None:
+            value = self.function.agg.init(self.projection.create(tuple_))
+            fused.agg.combine_into(processor_context.state[fused.state_index], tuple_, value)
+            return
         collector = self.collector
         collector.context = processor_context
         collector.tuple = tuple_

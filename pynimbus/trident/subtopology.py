@@ -126,6 +126,11 @@ class SubtopologyBolt(object):
                 state_index, batch_collector))
             output_factories[n] = n.processor.get_output_factory()
         self.size = len(self.nodes)
+        for processors in self.ordered.values():  # every receiver is prepared by now
+            for p in processors:
+                fuse = getattr(p, "fuse", None)
+                if fuse is not None:
+                    fuse()
 
     def execute(self, batch_info, tuple_):
         root = self.roots.get(tuple_.stream)

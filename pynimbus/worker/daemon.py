@@ -356,10 +356,11 @@ class WorkerDaemon(object):
     def _trident_executor(self, args, component_id, is_spout):
         """A Trident component of the program's plan on a spout or bolt executor
         (:mod:`pynimbus.worker.trident.hosts`)."""
+        from pynimbus.worker.trident.executor import BatchBoltExecutor
         from pynimbus.worker.trident.hosts import host_factory
 
         planned = self.trident_plan.components[component_id]
-        executor_class = SpoutExecutor if is_spout else BoltExecutor
+        executor_class = SpoutExecutor if is_spout else BatchBoltExecutor
         executor = executor_class(*args, host_factory=host_factory(planned, self.trident_store),
                                   on_child_died=self._child_died)
         if is_spout:

@@ -41,6 +41,7 @@ cdef class BoltExecutor(HostedExecutor):
     cdef public object inputs
     cdef public Py_ssize_t _next_tuple_id
     cpdef bolt_emit(self, task_id, stream, values, anchor_ids, direct_task=*)
+    cpdef emit_to(self, task_id, stream, values, anchors, direct_task=*)
     @cython.locals(anchor=TupleImpl)
     cpdef _send_anchored_to_one(self, task_id, stream, values, targets, anchor)
     cpdef ack_input(self, task_id, tuple_id)

@@ -350,6 +350,13 @@ class BoltExecutor(HostedExecutor):
         :raises MultilangProtocolError: an anchor is no pending input.
         :raises GroupingError: the stream's grouping does not allow this emit."""
         anchors = self.inputs[task_id].anchors(anchor_ids) if anchor_ids else None
+        return self.emit_to(task_id, stream, values, anchors, direct_task)
+
+    def emit_to(self, task_id, stream, values, anchors, direct_task=None):
+        """executor.clj's bolt ``emit``: route what ``task_id`` emitted anchored to the input
+        tuples ``anchors`` (None: unanchored); returns the out tasks.
+
+        :raises GroupingError: the stream's grouping does not allow this emit."""
         if direct_task is None:
             tasks_fn = self.tasks_fns.get(stream)
             targets = tasks_fn(task_id, values) if tasks_fn is not None else ()

@@ -6,8 +6,10 @@
 * :class:`SpoutCoordinatorHost`: a ``$spoutcoord-*`` bolt (``TridentSpoutCoordinator``, a basic
   bolt: its emits anchored to the input, the input acked after, failed on
   ``FailedException``);
-* :class:`BatchBoltHost`: a ``TridentBoltExecutor`` (``spout-*`` and ``b-*``) on a
-  :class:`~pynimbus.worker.executor.BoltExecutor`.
+* :class:`BatchBoltHost`: a ``TridentBoltExecutor`` (``spout-*`` and ``b-*``).
+
+The bolts run on a :class:`~pynimbus.worker.trident.executor.BatchBoltExecutor`: a host is
+given each received tuple as its own id, and acks, fails and anchors to it.
 
 Each task runs its own copy of the planned object (Storm: each task deserializes its own).
 Data tuples go out unanchored at once; a host's coordination (anchored emits, acks, fails,
@@ -37,11 +39,6 @@ from pynimbus.worker.component_host import ComponentHost
 from pynimbus.worker.groupings import GroupingError
 
 log = logging.getLogger(__name__)
-
-ReceivedTuple = collections.namedtuple(
-    "ReceivedTuple", "tuple_id source_component source_task stream values")
-ReceivedTuple.__doc__ = """A tuple as Trident's runtime reads it, with the id its host acks,
-fails and anchors it by."""
 
 
 class WorkerTridentContext(TridentTopologyContext):
@@ -175,11 +172,12 @@ class BatchBoltHost(TridentHost):
         self.obj.prepare(ctx.storm_conf, self.context, self, ctx.now_ms)
 
     def execute(self, tuple_id, tuple_):
+        """The received tuple (its own id, :class:`BatchBoltExecutor`) to the task's
+        ``TridentBoltExecutor``."""
         if self.dead or self.not_ready(tuple_id, tuple_):
             return
         try:
-            self.obj.execute(ReceivedTuple(tuple_id, tuple_.source_component,
-                                           tuple_.source_task, tuple_.stream, tuple_.values))
+            self.obj.execute(tuple_)
         except GroupingError as e:
             self.die("%s %s" % (self.component_id, e))
         except Exception as e:
@@ -189,36 +187,34 @@ class BatchBoltHost(TridentHost):
 
     def emit(self, stream, values, anchor):
         if anchor is None:  # a data tuple: at once (its count is taken now)
-            return self.executor.bolt_emit(self.task_id, stream, values, None)
-        self.coordinate(self.executor.bolt_emit, self.task_id, stream, values,
-                        [anchor.tuple_id])
+            return self.executor.emit_to(self.task_id, stream, values, None)
+        self.coordinate(self.executor.emit_to, self.task_id, stream, values, [anchor])
         return ()
 
     def emit_direct(self, task, stream, values, anchor):
         if anchor is None:
-            self.executor.bolt_emit(self.task_id, stream, values, None, task)
+            self.executor.emit_to(self.task_id, stream, values, None, task)
         else:
-            self.coordinate(self.executor.bolt_emit, self.task_id, stream, values,
-                            [anchor.tuple_id], task)
+            self.coordinate(self.executor.emit_to, self.task_id, stream, values, [anchor],
+                            task)
 
     def ack(self, tuple_):
-        self.coordinate(self.executor.ack_input, self.task_id, tuple_.tuple_id)
+        self.coordinate(self.executor.acked, self.task_id, tuple_)
 
     def fail(self, tuple_):
-        self.coordinate(self.executor.fail_input, self.task_id, tuple_.tuple_id)
+        self.coordinate(self.executor.failed, self.task_id, tuple_)
 
 
 class BasicCollector(object):
     """``BasicOutputCollector``: emits anchored to the input being executed."""
 
-    def __init__(self, host, tuple_id):
+    def __init__(self, host, anchor):
         self.host = host
-        self.tuple_id = tuple_id
+        self.anchor = anchor
 
     def emit(self, stream, values):
         host = self.host
-        host.coordinate(host.executor.bolt_emit, host.task_id, stream, values,
-                        [self.tuple_id])
+        host.coordinate(host.executor.emit_to, host.task_id, stream, values, [self.anchor])
 
     def report_error(self, error):
         self.host.report_error(error)
@@ -233,14 +229,12 @@ class SpoutCoordinatorHost(TridentHost):
     def execute(self, tuple_id, tuple_):
         if self.dead or self.not_ready(tuple_id, tuple_):
             return
-        received = ReceivedTuple(tuple_id, tuple_.source_component, tuple_.source_task,
-                                 tuple_.stream, tuple_.values)
         try:
-            self.obj.execute(received, BasicCollector(self, tuple_id))
+            self.obj.execute(tuple_, BasicCollector(self, tuple_))
         except FailedException as e:
             if isinstance(e, ReportedFailedException):
                 self.report_error(e)
-            self.coordinate(self.executor.fail_input, self.task_id, tuple_id)
+            self.coordinate(self.executor.failed, self.task_id, tuple_)
             return
         except GroupingError as e:
             self.die("%s %s" % (self.component_id, e))
@@ -248,7 +242,7 @@ class SpoutCoordinatorHost(TridentHost):
         except Exception as e:
             self.raised(e)
             return
-        self.coordinate(self.executor.ack_input, self.task_id, tuple_id)
+        self.coordinate(self.executor.acked, self.task_id, tuple_)
 
 
 class MasterCoordinatorHost(TridentHost):
