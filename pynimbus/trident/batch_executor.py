@@ -8,7 +8,10 @@ Ports of 1.2.4 ``trident/topology/TridentBoltExecutor`` (``CoordType``, ``CoordS
 runs a copy of it, given its collector by the worker.
 """
 
+from pynimbus.clojure_port.system_topology import (
+    SYSTEM_COMPONENT_ID as TICK_COMPONENT, SYSTEM_TICK_STREAM_ID as TICK_STREAM)
 from pynimbus.trident.fields import Fields
+from pynimbus.trident.operation import FailedException, ReportedFailedException
 from pynimbus.trident.transaction_attempt import TransactionAttempt, as_transaction_attempt
 
 TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
@@ -55,7 +58,6 @@ class CoordSpec(object):
 
 
 COORD_STREAM_PREFIX = "$coord-"
-TICK_COMPONENT, TICK_STREAM = "__system", "__tick"
 REGULAR, COMMIT, COORD = "regular", "commit", "coord"  # TupleType
 
 
@@ -155,11 +157,6 @@ class TwoBucketMap(object):
         return sum(len(b) for b in self.buckets)
 
 
-def is_failed_exception(error):
-    from pynimbus.trident.operation import FailedException
-    return isinstance(error, FailedException)
-
-
 class TridentBoltExecutor(object):
     """``TridentBoltExecutor(bolt, batchGroupIds, coordinationSteps)``: runs a batch bolt
     (``TridentSpoutExecutor`` or ``SubtopologyBolt``) with Trident's batch coordination.
@@ -215,8 +212,6 @@ class TridentBoltExecutor(object):
         self.bolt.cleanup()
 
     def _fail_batch(self, tracked, error=None):
-        from pynimbus.trident.operation import ReportedFailedException
-
         if isinstance(error, ReportedFailedException):
             self.collector.report_error(error)
         tracked.failed = True
@@ -237,9 +232,7 @@ class TridentBoltExecutor(object):
             if tracked.delayed_ack is not None:
                 self.collector.ack(tracked.delayed_ack)
                 tracked.delayed_ack = None
-        except Exception as e:
-            if not is_failed_exception(e):
-                raise
+        except FailedException as e:
             self._fail_batch(tracked, e)
             success = False
         self.batches.remove(tracked.info.batch_id.txid)
@@ -316,9 +309,7 @@ class TridentBoltExecutor(object):
                     self.bolt.execute(tracked.info, tuple_)
                     if cond.expected_task_reports == 0:
                         success = self._finish_batch(tracked, tuple_)
-                except Exception as e:
-                    if not is_failed_exception(e):
-                        raise
+                except FailedException as e:
                     self._fail_batch(tracked, e)
                 if success:
                     self.collector.ack(tuple_)
@@ -371,8 +362,6 @@ class TridentSpoutExecutor(object):
 
     def execute(self, info, tuple_):
         from pynimbus.trident.batch_coordination import COMMIT_STREAM_ID, SUCCESS_STREAM_ID
-        from pynimbus.trident.operation import FailedException
-        from pynimbus.trident.transaction_attempt import as_transaction_attempt
 
         attempt = as_transaction_attempt(tuple_.values[0])
         if tuple_.stream == COMMIT_STREAM_ID:

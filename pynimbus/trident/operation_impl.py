@@ -257,7 +257,7 @@ class GroupedAggregator(BaseOperation):
     def reads_layout(self, layout):
         """Read the tuples of fields ``layout`` from now on (the aggregate processor's input,
         unprojected); True when this aggregator can: one combiner, folded without the chain
-        (:meth:`_combine`)."""
+        (:meth:`combine_into`)."""
         if self.combiner is None:
             return False
         positions = [layout.field_index(f) for f in self.group_fields]
@@ -271,7 +271,7 @@ class GroupedAggregator(BaseOperation):
 
     def aggregate(self, arr, tuple_, collector):
         if self.combiner is not None:
-            self._combine(arr[1], tuple_)
+            self.combine_into(arr, tuple_, tuple_[self.value_position])
             return
         group_collector, groups, batch_id = arr
         group = self.group_factory.create(tuple_)
@@ -283,22 +283,13 @@ class GroupedAggregator(BaseOperation):
         self.agg.aggregate(curr, self.input_factory.create(tuple_), group_collector)
 
     def combine_into(self, arr, parent, value):
-        """:meth:`_combine` of a value its ``init`` each made, from the tuple that each read
-        (the group's fields are where they are in the each's output, which appends)."""
+        """The one combiner of a chain, folded per group without the chain's objects: its
+        ``zero()`` when a group starts, ``combine`` per value (``CombinerAggregatorCombineImpl``
+        in ``ChainedAggregatorImpl``, which would emit the same).  ``parent`` is the tuple read,
+        or the one the combiner's ``init`` each read to make ``value`` (the group's fields are
+        where they are in the each's output, which appends)."""
         groups = arr[1]
         key = self.group_key(parent)
-        try:
-            curr = groups[key]
-        except KeyError:
-            curr = self.combiner.zero()
-        groups[key] = value if curr is None else self.combiner.combine(curr, value)
-
-    def _combine(self, groups, tuple_):
-        """The one combiner of a chain, folded per group without the chain's objects: its
-        ``zero()`` when a group starts, ``combine`` per tuple (``CombinerAggregatorCombineImpl``
-        in ``ChainedAggregatorImpl``, which would emit the same)."""
-        key = self.group_key(tuple_)
-        value = tuple_[self.value_position]
         try:
             curr = groups[key]
         except KeyError:

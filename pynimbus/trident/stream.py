@@ -53,7 +53,28 @@ def _split_operation_args(args, method):
                     "function_fields)" % method)
 
 
-class Stream(object):
+class NodeDeclarer(object):
+    """What a stream and a state declare on their current node (``self._node``): its
+    parallelism hint and resources (``Stream``'s and ``TridentState``'s
+    ``parallelismHint``, ``setCPULoad``, ``setMemoryLoad``)."""
+
+    def parallelism_hint(self, hint):
+        """A hint for the current node only."""
+        self._node.parallelism_hint = checked_hint(hint)
+        return self
+
+    def set_cpu_load(self, load):
+        """The current node's CPU (percent of a core)."""
+        self._node.set_cpu_load(load)
+        return self
+
+    def set_memory_load(self, on_heap, off_heap=None):
+        """The current node's memory (MB)."""
+        self._node.set_memory_load(on_heap, off_heap)
+        return self
+
+
+class Stream(NodeDeclarer):
     """``Stream``: a node of the graph and the name its next nodes get."""
 
     def __init__(self, topology, name, node):
@@ -67,21 +88,6 @@ class Stream(object):
         """``Stream.name``: the nodes made after this are labelled ``name`` (their bolt's id
         gets it)."""
         return Stream(self._topology, name, self._node)
-
-    def parallelism_hint(self, hint):
-        """``Stream.parallelismHint``: a hint for the current node only."""
-        self._node.parallelism_hint = checked_hint(hint)
-        return self
-
-    def set_cpu_load(self, load):
-        """``Stream.setCPULoad``: the current node's CPU (percent of a core)."""
-        self._node.set_cpu_load(load)
-        return self
-
-    def set_memory_load(self, on_heap, off_heap=None):
-        """``Stream.setMemoryLoad``: the current node's memory (MB)."""
-        self._node.set_memory_load(on_heap, off_heap)
-        return self
 
     def get_output_fields(self):
         return self._node.all_output_fields
@@ -459,7 +465,7 @@ class ChainedAggregatorDeclarer(object):
                                          function_fields)
 
 
-class TridentState(object):
+class TridentState(NodeDeclarer):
     """``TridentState``: a state node; ``new_values_stream()`` is the stream of what its
     updater emits."""
 
@@ -469,15 +475,3 @@ class TridentState(object):
 
     def new_values_stream(self):
         return Stream(self._topology, self._node.name, self._node)
-
-    def set_cpu_load(self, load):
-        self._node.set_cpu_load(load)
-        return self
-
-    def set_memory_load(self, on_heap, off_heap=None):
-        self._node.set_memory_load(on_heap, off_heap)
-        return self
-
-    def parallelism_hint(self, hint):
-        self._node.parallelism_hint = checked_hint(hint)
-        return self

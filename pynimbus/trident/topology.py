@@ -15,8 +15,7 @@ on every run (Storm's is too, for every program checked against it).
 from pynimbus.trident import partition
 from pynimbus.trident.fields import Fields, as_fields, fields_subtract
 from pynimbus.trident.graph import (
-    BATCH, TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT, TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB,
-    TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB, DirectedGraph, IndexedEdge, Node, NodeStateInfo,
+    BATCH, DirectedGraph, IndexedEdge, Node, NodeStateInfo,
     PartitionNode, ProcessorNode, SpoutNode, StateSpec, UniqueIdGen, get_children, get_parent,
     get_parents)
 from pynimbus.trident.operation_impl import (
@@ -27,6 +26,7 @@ from pynimbus.trident.spout import (
     BatchSpoutExecutor, ITridentSpout, OpaquePartitionedTridentSpout, PartitionedTridentSpout,
     TOPOLOGY_MAX_TASK_PARALLELISM, is_batch_spout)
 from pynimbus.trident.stream import Stream, TridentState
+from pynimbus.trident.subtopology import SubtopologyBolt
 
 
 class PlanningError(ValueError):
@@ -274,18 +274,16 @@ class TridentTopology(object):
             declarer = builder.set_spout(spout_ids[sn], sn.stream_id, sn.tx_id, spout,
                                          parallelisms[grouper.node_group(sn)],
                                          batch_group_map[sn])
-            declare_resources(declarer, dict(self._resource_defaults, **sn.get_resources()))
+            declarer.declare_resources(dict(self._resource_defaults, **sn.get_resources()))
 
         for g in merged_groups:
             if _is_spout_group(g):
                 continue
-            from pynimbus.trident.subtopology import SubtopologyBolt
-
             declarer = builder.set_bolt(
                 bolt_ids[g], SubtopologyBolt(graph, list(g.nodes), batch_group_map),
                 parallelisms[g], _committer_batches(g, batch_group_map),
                 _output_stream_batch_groups(g, batch_group_map))
-            declare_resources(declarer, g.get_resources(self._resource_defaults))
+            declarer.declare_resources(g.get_resources(self._resource_defaults))
             for n in _uniqued_subscriptions(_external_group_inputs(g)):
                 parent = get_parent(graph, n)
                 component_id = (spout_ids[parent] if isinstance(parent, SpoutNode)
@@ -293,18 +291,6 @@ class TridentTopology(object):
                 declarer.grouping(component_id, n.stream_id, n.thrift_grouping)
         return builder.build_topology(dict(self._resource_defaults,
                                            **self._master_coord_resources))
-
-
-def declare_resources(declarer, resources):
-    """What ``build`` does with a component's resources: ``setMemoryLoad(on[, off])`` when
-    on-heap memory is declared, ``setCPULoad`` when CPU is."""
-    on_heap = resources.get(TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB)
-    off_heap = resources.get(TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB)
-    cpu = resources.get(TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT)
-    if on_heap is not None:
-        declarer.set_memory_load(on_heap, off_heap)
-    if cpu is not None:
-        declarer.set_cpu_load(cpu)
 
 
 def _make_identity_partition(basis):

@@ -24,11 +24,12 @@ from pynimbus.trident.batch_coordination import (
 from pynimbus.trident.batch_executor import (
     CoordSpec, CoordType, TridentBoltExecutor, TridentSpoutExecutor, coord_stream)
 from pynimbus.trident.command import TRIDENT_COMMAND
+from pynimbus.trident.graph import (
+    TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT as CPU,
+    TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB as OFFHEAP,
+    TOPOLOGY_COMPONENT_RESOURCES_ONHEAP_MEMORY_MB as ONHEAP)
 from pynimbus.trident.spout import ICommitterTridentSpout
 
-ONHEAP = "topology.component.resources.onheap.memory.mb"
-OFFHEAP = "topology.component.resources.offheap.memory.mb"
-CPU = "topology.component.cpu.pcore.percent"
 SPOUT_COORD_PREFIX = "$spoutcoord-"
 
 TridentPlan = collections.namedtuple("TridentPlan", "topology components")
@@ -66,6 +67,15 @@ class ConfigurationDeclarer(object):
         if amount is not None:
             self.add_configuration(CPU, amount)
         return self
+
+    def declare_resources(self, resources):
+        """What ``TridentTopology.build`` does with a component's resources:
+        ``setMemoryLoad(on[, off])`` when on-heap memory is declared, ``setCPULoad`` when CPU
+        is."""
+        if resources.get(ONHEAP) is not None:
+            self.set_memory_load(resources[ONHEAP], resources.get(OFFHEAP))
+        if resources.get(CPU) is not None:
+            self.set_cpu_load(resources[CPU])
 
 
 class _SpoutComponent(ConfigurationDeclarer):
@@ -162,11 +172,7 @@ class TridentTopologyBuilder(object):
                                             batches_to_spouts[batch])
             objects[master_coordinator(batch)] = master
             declarer = ConfigurationDeclarer()
-            resources = master_coord_resources or {}
-            if resources.get(ONHEAP) is not None:
-                declarer.set_memory_load(resources[ONHEAP], resources.get(OFFHEAP))
-            if resources.get(CPU) is not None:
-                declarer.set_cpu_load(resources[CPU])
+            declarer.declare_resources(master_coord_resources or {})
             spouts[master_coordinator(batch)] = SpoutSpec(
                 spout_object=self._object(),
                 common=self._common(master, None, [], declarer.component_confs))

@@ -40,6 +40,7 @@ cdef class HostedExecutor(Executor):
 cdef class BoltExecutor(HostedExecutor):
     cdef public object inputs
     cdef public Py_ssize_t _next_tuple_id
+    cpdef pend(self, task_id, tuple_)
     cpdef bolt_emit(self, task_id, stream, values, anchor_ids, direct_task=*)
     cpdef emit_to(self, task_id, stream, values, anchors, direct_task=*)
     @cython.locals(anchor=TupleImpl)

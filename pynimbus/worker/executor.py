@@ -331,9 +331,7 @@ class BoltExecutor(HostedExecutor):
         host = self.hosts.get(task_id)
         if host is None:
             return
-        self._next_tuple_id += 1
-        tuple_id = str(self._next_tuple_id)
-        self.inputs[task_id][tuple_id] = tuple_
+        tuple_id = self.pend(task_id, tuple_)
         stats = self.stats
         # executor.clj: the process latency runs from here to the ack
         if stats.every_event or stats.sample():
@@ -342,6 +340,14 @@ class BoltExecutor(HostedExecutor):
         # ShellBolt.execute only hands the tuple to the child: no execute latency
         if stats.every_event or stats.sample_execute():
             stats.executed(tuple_.source_component, tuple_.stream, 0)
+
+    def pend(self, task_id, tuple_):
+        """The input pending under a new id (the id its host acks, fails and anchors it
+        by)."""
+        self._next_tuple_id += 1
+        tuple_id = str(self._next_tuple_id)
+        self.inputs[task_id][tuple_id] = tuple_
+        return tuple_id
 
     def bolt_emit(self, task_id, stream, values, anchor_ids, direct_task=None):
         """``ShellBolt.handleEmit``: route what ``task_id`` emitted anchored to the inputs of

@@ -11,10 +11,9 @@ from pynimbus.trident.state.cached import CachedBatchReadsMap
 from pynimbus.trident.state.values import OpaqueValue, TransactionalValue
 
 
-class TransactionalMap(MapState):
-    """``TransactionalMap``: each key's :class:`TransactionalValue` records the txid that
-    wrote it; a replayed txid (the same batch again, as a transactional spout guarantees) finds
-    its own write and leaves it as it is."""
+class _TxidMap(MapState):
+    """What the transactional and opaque maps share: the backing map behind a cache of the
+    batch's reads, and the txid being committed (set by ``begin_commit``)."""
 
     @classmethod
     def build(cls, backing):
@@ -23,6 +22,20 @@ class TransactionalMap(MapState):
     def __init__(self, backing):
         self.backing = CachedBatchReadsMap(backing)
         self.curr_tx = None
+
+    def begin_commit(self, txid):
+        self.curr_tx = txid
+        self.backing.reset()
+
+    def commit(self, txid):
+        self.curr_tx = None
+        self.backing.reset()
+
+
+class TransactionalMap(_TxidMap):
+    """``TransactionalMap``: each key's :class:`TransactionalValue` records the txid that
+    wrote it; a replayed txid (the same batch again, as a transactional spout guarantees) finds
+    its own write and leaves it as it is."""
 
     def multi_get(self, keys):
         return [None if ret.val is None else ret.val.val for ret in self.backing.multi_get(keys)]
@@ -50,14 +63,6 @@ class TransactionalMap(MapState):
     def multi_put(self, keys, values):
         self.backing.multi_put(keys, [TransactionalValue(self.curr_tx, v) for v in values])
 
-    def begin_commit(self, txid):
-        self.curr_tx = txid
-        self.backing.reset()
-
-    def commit(self, txid):
-        self.curr_tx = None
-        self.backing.reset()
-
 
 class _ReplaceUpdater(object):
     """``OpaqueMap.ReplaceUpdater``: the stored value replaced by ``value``."""
@@ -69,18 +74,10 @@ class _ReplaceUpdater(object):
         return self.value
 
 
-class OpaqueMap(MapState):
+class OpaqueMap(_TxidMap):
     """``OpaqueMap``: each key's :class:`OpaqueValue` keeps the value from before the txid
     that last wrote it, so a replayed txid (which may carry another batch, as an opaque spout
     allows) recomputes from that value."""
-
-    @classmethod
-    def build(cls, backing):
-        return cls(backing)
-
-    def __init__(self, backing):
-        self.backing = CachedBatchReadsMap(backing)
-        self.curr_tx = None
 
     def _current(self, stored):
         """The value this batch sees: what it wrote itself, else the value from before it."""
@@ -105,14 +102,6 @@ class OpaqueMap(MapState):
 
     def multi_put(self, keys, values):
         self.multi_update(keys, [_ReplaceUpdater(v) for v in values])
-
-    def begin_commit(self, txid):
-        self.curr_tx = txid
-        self.backing.reset()
-
-    def commit(self, txid):
-        self.curr_tx = None
-        self.backing.reset()
 
 
 class NonTransactionalMap(MapState):

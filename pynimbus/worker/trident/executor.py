@@ -14,15 +14,6 @@ class BatchBoltExecutor(BoltExecutor):
     """A bolt executor whose hosts ack, fail and anchor to the received tuples themselves
     (with ``acked``, ``failed`` and ``emit_to``)."""
 
-    def accept(self, task_id, tuple_):
-        """executor.clj's bolt ``execute``: the tuple to the task's host (sampled for its
-        process latency), the execute counted."""
-        host = self.hosts.get(task_id)
-        if host is None:
-            return
-        stats = self.stats
-        if stats.every_event or stats.sample():
-            tuple_.process_sample_start_ms = self.context.now_ms()
-        host.execute(tuple_, tuple_)
-        if stats.every_event or stats.sample_execute():
-            stats.executed(tuple_.source_component, tuple_.stream, 0)
+    def pend(self, task_id, tuple_):
+        """Nothing kept: the tuple is its own id."""
+        return tuple_

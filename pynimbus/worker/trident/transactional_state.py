@@ -201,8 +201,9 @@ class StoreTransactionalState(object):
 
     def set_data(self, path, value):
         rel = self._path(path)
-        self.values[rel] = json.loads(json.dumps(value))  # as a read would give it back
-        self.store.write("set", self.root + "/" + rel, encode(value))
+        data = encode(value)
+        self.values[rel] = json.loads(data)  # as a read would give it back
+        self.store.write("set", self.root + "/" + rel, data)
 
     def get_data(self, path):
         return self.values.get(self._path(path))
