@@ -7,7 +7,7 @@ module:attr``, planned again by each worker and run with Storm's batch semantics
   the master coordinator logs each failed attempt;
 * partitioned spouts (opaque and transactional) over a fixed corpus into a ``SQLiteMapState``
   (opaque and transactional) count exactly across ``kill -9`` of each worker in turn (the
-  master coordinator's, the spouts', the states').
+  master coordinator's, the spouts', the states'), and of one again while it starts.
 """
 
 import json
@@ -131,19 +131,20 @@ def storm_id_of(dev, name):
         return next((t.id for t in client.getClusterInfo().topologies if t.name == name), None)
 
 
-def topology_worker_pids(dev, storm_id):
-    """The pids of the live worker processes of ``storm_id`` (their command lines name it)."""
-    pids = []
+def topology_workers(dev, storm_id):
+    """``{port: pid}`` of the live worker processes of ``storm_id`` (their command lines
+    name it, the port after the supervisor's id)."""
+    workers = {}
     for worker_id in worker_dirs.worker_ids(dev.conf):
         for pid in worker_dirs.worker_pids(dev.conf, worker_id):
             try:
                 with open("/proc/%d/cmdline" % pid, "rb") as f:
-                    argv = f.read().split(b"\0")
+                    argv = f.read().decode().split("\0")
             except OSError:
                 continue
-            if storm_id.encode() in argv:
-                pids.append(pid)
-    return sorted(pids)
+            if storm_id in argv:
+                workers[int(argv[argv.index(storm_id) + 2])] = pid
+    return workers
 
 
 @pytest.mark.slow
@@ -152,9 +153,10 @@ def topology_worker_pids(dev, storm_id):
 def test_partitioned_spouts_count_exactly_across_kill_9_of_each_worker(
         dev, tmp_path, wait_until, program, kind):
     """Each worker in turn (two: the master coordinator, the spout, the spout coordinator
-    and the bolts are spread over them) is killed with SIGKILL while batches flow; the
-    supervisor starts it again, the batches it held replay, and the counts stored in SQLite
-    end exactly right."""
+    and the bolts are spread over them) is killed with SIGKILL while batches flow, then the
+    first twice more, the second time while it starts (reading its states); the supervisor
+    starts each again, the batches they held replay, and the counts stored in SQLite end
+    exactly right."""
     db = str(tmp_path / "counts.sqlite3")
     name = "exactly-" + kind
     submit(dev, tmp_path, program, name, {"TRIDENT_DB": db},
@@ -166,20 +168,29 @@ def test_partitioned_spouts_count_exactly_across_kill_9_of_each_worker(
 
         def total():
             return sum(exactly_once.stored_counts(db, kind).values())
-        wait_until(lambda: len(topology_worker_pids(dev, storm_id)) == 2, timeout=60,
+
+        def restarted(port, pid):
+            workers = topology_workers(dev, storm_id)
+            return len(workers) == 2 and workers[port] != pid
+        wait_until(lambda: len(topology_workers(dev, storm_id)) == 2, timeout=60,
                    what="the topology's two workers")
-        for victim in range(2):
+        ports = sorted(topology_workers(dev, storm_id))
+        for port in ports:
             wait_until(lambda: total() > 0, timeout=60, what="counts in %s\n%s"
                        % (db, dev.log_tail()))
-            pids = topology_worker_pids(dev, storm_id)
+            pid = topology_workers(dev, storm_id)[port]
             before = total()
-            os.kill(pids[victim], signal.SIGKILL)
-            wait_until(lambda: pids[victim] not in topology_worker_pids(dev, storm_id)
-                       and len(topology_worker_pids(dev, storm_id)) == 2, timeout=60,
+            os.kill(pid, signal.SIGKILL)
+            wait_until(lambda: restarted(port, pid), timeout=60,
                        what="the killed worker started again")
             assert total() < sum(expected.values()), "the corpus ended before the kill"
             wait_until(lambda: total() > before, timeout=60,
                        what="counting going on after the kill\n%s" % dev.log_tail())
+        pid = topology_workers(dev, storm_id)[ports[0]]
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: restarted(ports[0], pid), timeout=60,
+                   what="the killed worker started again")
+        os.kill(topology_workers(dev, storm_id)[ports[0]], signal.SIGKILL)  # while it starts
         wait_until(lambda: exactly_once.stored_counts(db, kind) == expected, timeout=120,
                    what="exact counts (got %s, want %s)\n%s"
                    % (exactly_once.stored_counts(db, kind), expected, dev.log_tail()))

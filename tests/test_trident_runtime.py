@@ -311,6 +311,25 @@ def test_the_master_emits_batches_commits_in_order_and_succeeds():
     assert state.get_data("currtx") == 2 and state.get_data("currattempts") == {"2": 0}
 
 
+def test_the_next_txid_is_stored_before_success_goes_out():
+    """On ``$success`` the spouts drop the metadata of the batches before it; were the
+    master to die between sending it and storing the next txid, its restart would replay
+    the committed batch without that metadata."""
+    mbc, _, clock, context = master()
+    state = context.new_transactional_state("spout1", "coordinator")
+    stored_at_emit = {}
+
+    class Recording(SpoutCollector):
+        def emit(self, stream, values, message_id):
+            stored_at_emit[stream] = state.get_data("currtx")
+            super().emit(stream, values, message_id)
+    mbc.collector = Recording()
+    mbc.next_tuple()
+    mbc.ack(TX1)
+    mbc.ack(TX1)
+    assert stored_at_emit[SUCCESS_STREAM_ID] == 2
+
+
 def test_a_failed_batch_goes_again_with_the_next_attempt_and_a_restart_resumes():
     tree = {}
     mbc, _, clock, _ = master(tree=tree)
@@ -341,6 +360,25 @@ def test_the_throttle_and_deactivation_hold_new_batches():
     mbc.activate()
     mbc.next_tuple()
     assert out.emitted[-1][1] == TransactionAttempt(2, 0)
+
+
+def test_batches_start_in_txid_order_even_when_the_window_opens_during_a_sync():
+    """A clock that moves on at each read, the throttle's window ending between the checks
+    of two txids: the later txid must not start before the earlier one (a partitioned
+    spout would emit the same offsets in both).  Java reads the clock per txid."""
+    reads = [0]
+
+    class Clock(list):
+        def __getitem__(self, i):
+            reads[0] += 1
+            return 500 + reads[0] - 2 if reads[0] > 1 else 0  # 0 at open, then 500, 501..
+    mbc, _, _, _ = master(plan_conf={"topology.max.spout.pending": 2}, now=Clock([0]))
+    out = mbc.collector = SpoutCollector()
+    mbc.throttler.window_events = 1  # an event at 0: the window is over after 500 ms
+    mbc.next_tuple()
+    mbc.next_tuple()
+    started = [tx.txid for stream, tx, _ in out.emitted if stream == BATCH_STREAM_ID]
+    assert started == [1], out.emitted
 
 
 def test_the_spout_coordinator_keeps_a_batchs_metadata_for_its_replays():

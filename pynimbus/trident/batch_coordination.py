@@ -30,7 +30,8 @@ TOPOLOGY_TRIDENT_BATCH_EMIT_INTERVAL_MILLIS = "topology.trident.batch.emit.inter
 
 class WindowedTimeThrottler(object):
     """``WindowedTimeThrottler``: at most ``max_amount`` events per tumbling window of
-    ``window_millis``."""
+    ``window_millis``.  Each check may be given the instant it is about (``now``), else it
+    reads the clock."""
 
     def __init__(self, window_millis, max_amount, now_ms):
         self.window_millis = window_millis
@@ -39,18 +40,19 @@ class WindowedTimeThrottler(object):
         self.window_start = now_ms()
         self.window_events = 0
 
-    def _reset_if_necessary(self):
-        now = self.now_ms()
+    def _reset_if_necessary(self, now):
+        if now is None:
+            now = self.now_ms()
         if now - self.window_start > self.window_millis:
             self.window_start = now
             self.window_events = 0
 
-    def mark_event(self):
-        self._reset_if_necessary()
+    def mark_event(self, now=None):
+        self._reset_if_necessary(now)
         self.window_events += 1
 
-    def is_throttled(self):
-        self._reset_if_necessary()
+    def is_throttled(self, now=None):
+        self._reset_if_necessary(now)
         return self.window_events >= self.max_amount
 
 
@@ -126,10 +128,13 @@ class MasterBatchCoordinator(object):
         elif status.status == COMMITTING:
             del self.active_tx[tx.txid]
             self.attempt_ids.pop(tx.txid, None)
-            self.collector.emit(SUCCESS_STREAM_ID, [tx], None)
+            # The next txid stored before ``$success`` goes out (Java emits first): on
+            # ``$success`` the spouts drop the metadata of the batches before this one, so
+            # a restart must never replay this committed batch from it.
             self.curr_transaction = tx.txid + 1
             for state in self.states:
                 state.set_data(CURRENT_TX, self.curr_transaction)
+            self.collector.emit(SUCCESS_STREAM_ID, [tx], None)
         self._sync()
 
     def fail(self, tx):
@@ -148,9 +153,14 @@ class MasterBatchCoordinator(object):
             maybe_commit.status = COMMITTING
             self.collector.emit(COMMIT_STREAM_ID, [maybe_commit.attempt], maybe_commit.attempt)
         if self.active and len(self.active_tx) < self.max_transaction_active:
+            # One instant for the whole loop (Java reads the clock at each txid): were the
+            # throttle's window to open between two txids, a later txid would start before
+            # an earlier one, and a partitioned spout's emitter, which starts a batch from
+            # the metadata of the batch before it, would give both the same tuples.
+            now = self.throttler.now_ms()
             curr = self.curr_transaction
             for _ in range(self.max_transaction_active):
-                if curr not in self.active_tx and self._is_ready(curr):
+                if curr not in self.active_tx and self._is_ready(curr, now):
                     attempt_id = self.attempt_ids.get(curr)
                     attempt_id = 0 if attempt_id is None else attempt_id + 1
                     self.attempt_ids[curr] = attempt_id
@@ -160,11 +170,11 @@ class MasterBatchCoordinator(object):
                     attempt = TransactionAttempt(curr, attempt_id)
                     self.active_tx[curr] = TransactionStatus(attempt)
                     self.collector.emit(BATCH_STREAM_ID, [attempt], attempt)
-                    self.throttler.mark_event()
+                    self.throttler.mark_event(now)
                 curr += 1
 
-    def _is_ready(self, txid):
-        if self.throttler.is_throttled():
+    def _is_ready(self, txid, now):
+        if self.throttler.is_throttled(now):
             return False
         return any(coordinator.is_ready(txid) for coordinator in self.coordinators)
 

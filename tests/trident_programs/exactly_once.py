@@ -15,7 +15,7 @@ from pynimbus.trident.builtin import Count
 
 WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape"]
 PARTITIONS = 3
-SENTENCES_PER_PARTITION = 120  # long enough to outlast both kills at 250 ms a batch
+SENTENCES_PER_PARTITION = 180  # long enough to outlast the kills at 250 ms a batch
 PER_BATCH = 2  # sentences of a partition per batch
 
 

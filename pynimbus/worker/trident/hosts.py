@@ -13,7 +13,7 @@ given each received tuple as its own id, and acks, fails and anchors to it.
 
 Each task runs its own copy of the planned object (Storm: each task deserializes its own).
 Data tuples go out unanchored at once; a host's coordination (anchored emits, acks, fails,
-reliable spout emits) waits until the task's writes to ``/transactional`` are stored
+every emit of the master coordinator) waits until the task's writes to ``/transactional`` are stored
 (:meth:`TransactionalStore.when_written`), so a batch never completes on state a crash could
 lose.  An exception other than ``FailedException`` is a component error: reported, the worker
 stops (Storm's report-error-and-die).
@@ -282,11 +282,9 @@ class MasterCoordinatorHost(TridentHost):
         if stream == BATCH_STREAM_ID and message_id.attempt_id > 0:
             log.info("Trident batch %s of %s: txid %d replayed, attempt %d", message_id,
                      self.component_id, message_id.txid, message_id.attempt_id)
-        if message_id is None:
-            self.executor.spout_emit(self.task_id, stream, values, None)
-        else:
-            self.coordinate(self.executor.spout_emit, self.task_id, stream, values,
-                            message_id)
+        # every emit waits for the writes before it: ``$success`` (unanchored) too, or a
+        # crash could lose the next txid after the spouts dropped what a replay needs
+        self.coordinate(self.executor.spout_emit, self.task_id, stream, values, message_id)
 
 
 def host_factory(planned, store):
