@@ -224,6 +224,11 @@ class Backend(abc.ABC):
                 pass  # vanished between the check and the set
         self.create(path, data, ephemeral=True)
 
+    def delete_leaf(self, path):
+        """:meth:`delete` of a node the caller believes has no children: a store that can
+        does it in one request (else, or when it has children after all, as :meth:`delete`)."""
+        self.delete(path)
+
     def delete_node_with_prefix(self, parent, prefix):
         """Port of zookeeper.clj ``delete-node-blobstore``: delete children named ``prefix...``."""
         try:

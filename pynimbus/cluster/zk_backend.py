@@ -251,6 +251,17 @@ class ZooKeeperBackend(Backend):
         validate_path(path)
         return self._call(path, self._client.exists, path) is not None
 
+    def delete_leaf(self, path):
+        validate_path(path)
+        if path == "/":
+            raise ValueError("the root node cannot be deleted")
+        try:
+            self._call(path, self._client.delete, path)  # one request (kazoo's recursive
+        except NoNodeError:                              # delete lists the children first)
+            return
+        except kz.NotEmptyError:
+            self.delete(path)
+
     def delete(self, path):
         validate_path(path)
         if path == "/":

@@ -7,7 +7,8 @@ component's thread, with values as JSON.  A worker's reactor must not wait on a 
 * :class:`TransactionalStore` is one session on the store the conf names
   (``transactional.zookeeper.servers``/``.port``, else Storm's; the embedded store when there
   are none) rooted at ``transactional.zookeeper.root``, and one writer thread, which applies
-  every write in the order it was made;
+  every write in the order it was made (those queued meanwhile handed over together, and
+  each as one request where the state knows the node exists, or not);
 * a component's states are read whole before it starts (:meth:`TransactionalStore.preload`,
   in a thread); :class:`StoreTransactionalState` then answers reads from memory (its writes are
   its only ones: one task owns each state) and queues each write;
@@ -18,6 +19,7 @@ component's thread, with values as JSON.  A worker's reactor must not wait on a 
 Paths and bytes are Storm's: ``/<root>/<id>/<subroot>/...``, UTF-8 JSON values.
 """
 
+import collections
 import json
 import logging
 
@@ -25,7 +27,7 @@ from twisted.internet import defer, threads
 from twisted.python.threadpool import ThreadPool
 
 from pynimbus.cluster import make_backend
-from pynimbus.cluster.backend import NoNodeError
+from pynimbus.cluster.backend import NoNodeError, NodeExistsError
 from pynimbus.trident.transactional_state import (
     DEFAULT_TRANSACTIONAL_ROOT, MKDIR_VALUE, TRANSACTIONAL_ZOOKEEPER_ROOT)
 
@@ -87,9 +89,11 @@ class TransactionalStore(object):
         self.pool = ThreadPool(minthreads=1, maxthreads=1, name="trident-transactional")
         self.pool.start()
         self.snapshots = {}   # (id, subroot) -> {relative path: value}
-        self.pending = 0      # writes queued and not stored yet
-        self._last = defer.succeed(None)
-        self._waiters = []
+        self.queue = collections.deque()  # writes not handed to the writer yet
+        self.queued = 0       # writes queued, ever
+        self.stored = 0       # writes done (stored or failed), ever
+        self._draining = False
+        self._waiters = []    # (writes queued when asked, Deferred)
 
     def _in_thread(self, call, *args):
         return threads.deferToThreadPool(self.reactor, self.pool, call, *args)
@@ -132,34 +136,66 @@ class TransactionalStore(object):
         return StoreTransactionalState(self, state_id, subroot,
                                        self.snapshots[(state_id, subroot)])
 
+    @property
+    def pending(self):
+        """Writes queued and not stored yet."""
+        return self.queued - self.stored
+
     def write(self, operation, path, data=None):
-        """Queue a write (``set`` or ``delete``) after every write queued before."""
-        self.pending += 1
+        """Queue a write after every write queued before: ``set`` (of a node that exists),
+        ``create`` (of a node that does not, under one that does), ``set_data`` (either),
+        ``delete_leaf`` (of a node without children) or ``delete``.  A believed existence
+        that proves wrong falls back to the general write."""
+        self.queue.append((operation, path, data))
+        self.queued += 1
+        if not self._draining:
+            self._drain()
 
-        def apply(_):
-            return self._in_thread(self._apply, operation, path, data)
+    def _drain(self):
+        """Hand every queued write to the writer thread at once (one hop for them all)."""
+        writes = list(self.queue)
+        self.queue.clear()
+        self._draining = True
+        d = self._in_thread(self._apply_all, writes)
+        d.addCallback(self._drained, len(writes))
 
-        def done(result):
-            self.pending -= 1
-            if not self.pending:
-                waiters, self._waiters = self._waiters, []
-                for d in waiters:
-                    d.callback(None)
-            return result
+    def _apply_all(self, writes):
+        for operation, path, data in writes:
+            try:
+                self._apply(self._open(), operation, path, data)
+            except Exception as e:  # logged and passed, as Storm's logs and goes on
+                log.error("transactional write of %s failed: %s", path, e)
 
-        self._last = self._last.addBoth(apply).addErrback(self._write_failed, path)
-        self._last.addBoth(done)
-
-    def _apply(self, operation, path, data):
-        backend = self._open()
+    @staticmethod
+    def _apply(backend, operation, path, data):
         if operation == "set":
+            try:
+                backend.set(path, data)
+            except NoNodeError:
+                backend.set_data(path, data)
+        elif operation == "create":
+            try:
+                backend.create(path, data)
+            except NodeExistsError:
+                backend.set(path, data)
+            except NoNodeError:
+                backend.set_data(path, data)
+        elif operation == "set_data":
             backend.set_data(path, data)
+        elif operation == "delete_leaf":
+            backend.delete_leaf(path)
         else:
             backend.delete(path)
 
-    @staticmethod
-    def _write_failed(failure, path):
-        log.error("transactional write of %s failed: %s", path, failure.getErrorMessage())
+    def _drained(self, _result, count):
+        self.stored += count
+        self._draining = False
+        if self.queue:
+            self._drain()
+        ready = [d for seq, d in self._waiters if seq <= self.stored]
+        self._waiters = [(seq, d) for seq, d in self._waiters if seq > self.stored]
+        for d in ready:
+            d.callback(None)
 
     def when_written(self):
         """A Deferred that fires once every write queued so far is stored (at once if
@@ -167,14 +203,13 @@ class TransactionalStore(object):
         if not self.pending:
             return defer.succeed(None)
         d = defer.Deferred()
-        self._waiters.append(d)
+        self._waiters.append((self.queued, d))
         return d
 
     def close(self):
         """Stop the writer once the queued writes are done, then close the session."""
-        def finish(_):
-            return self._in_thread(self._close_backend)
-        d = self._last.addBoth(finish)
+        d = self.when_written()
+        d.addCallback(lambda _: self._in_thread(self._close_backend))
         d.addBoth(lambda _: self.pool.stop())
         return d
 
@@ -202,8 +237,16 @@ class StoreTransactionalState(object):
     def set_data(self, path, value):
         rel = self._path(path)
         data = encode(value)
+        self.store.write(self._set_operation(rel), self.root + "/" + rel, data)
         self.values[rel] = json.loads(data)  # as a read would give it back
-        self.store.write("set", self.root + "/" + rel, data)
+
+    def _set_operation(self, rel):
+        """The write of ``rel``: what this state holds (it is its only writer) tells whether
+        the node and its parent exist, which saves the store's existence checks."""
+        if rel in self.values:
+            return "set"
+        parent = rel.rpartition("/")[0]
+        return "create" if not parent or parent in self.values else "set_data"
 
     def get_data(self, path):
         return self.values.get(self._path(path))
@@ -211,9 +254,11 @@ class StoreTransactionalState(object):
     def delete(self, path):
         rel = self._path(path)
         prefix = rel + "/"
-        for key in [k for k in self.values if k == rel or k.startswith(prefix)]:
+        below = [k for k in self.values if k.startswith(prefix)]
+        for key in below:
             del self.values[key]
-        self.store.write("delete", self.root + "/" + rel)
+        self.values.pop(rel, None)
+        self.store.write("delete" if below else "delete_leaf", self.root + "/" + rel)
 
     def list(self, path):
         rel = self._path(path)
