@@ -152,12 +152,17 @@ class NimbusProcess:
     :param port: ``nimbus.thrift.port``; a free port when None.
     :param options: extra ``-c key=value`` strings.
     :param dev_supervisor: run dev's own Python supervisor (``pynimbus.dev.supervisor``).
+    :param drpc: run dev's DRPC server (``pynimbus.dev.drpc``) on free ports (``drpc_port``,
+        ``drpc_invocations_port``); off by default, so that tests run side by side.
     """
 
     def __init__(self, local_dir, port=None, options=(), python=sys.executable,
-                 log_level="INFO", dev_supervisor=False):
+                 log_level="INFO", dev_supervisor=False, drpc=False):
         self.local_dir = str(local_dir)
         self.dev_supervisor = dev_supervisor
+        self.drpc = drpc
+        if drpc:
+            self.drpc_port, self.drpc_invocations_port = free_port(), free_port()
         self.port = port or free_port()
         self.options = list(options)
         self.python = python
@@ -172,6 +177,11 @@ class NimbusProcess:
                "-c", "storm.local.dir=%s" % self.local_dir, "--log-level", self.log_level]
         if not self.dev_supervisor:  # tests bring their own (simulated or real) supervisors
             cmd += ["-c", "pynimbus.dev.supervisor=false"]
+        if self.drpc:
+            cmd += ["-c", "drpc.port=%d" % self.drpc_port,
+                    "-c", "drpc.invocations.port=%d" % self.drpc_invocations_port]
+        else:
+            cmd += ["-c", "pynimbus.dev.drpc=false"]
         for option in self.options:
             cmd += ["-c", option]
         return cmd

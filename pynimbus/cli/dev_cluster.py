@@ -21,6 +21,7 @@ from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.common.config import embedded_state_dir, storm_log_dir, uses_zookeeper
 from pynimbus.common.ports import PortInUse, port_in_use_message, ports_in_use
 from pynimbus.nimbus.daemon import NimbusDaemon
+from pynimbus.drpc.server import DRPC_INVOCATIONS_PORT, DRPC_PORT, DRPCDaemon
 from pynimbus.supervisor.daemon import SupervisorDaemon
 from pynimbus.supervisor.worker_dirs import ApprovedWorkers
 
@@ -74,14 +75,16 @@ def check_slot_ports(conf):
                                             listed=True))
 
 
-def started_message(conf, nimbus_port):
+def started_message(conf, nimbus_port, drpc_ports=None):
     """What dev tells a developer once it runs: where things are, how to look at them."""
     ports = sorted(int(p) for p in conf.get("supervisor.slots.ports") or ())
     log_dir = storm_log_dir(conf)
     logs = os.path.join(log_dir, "workers-artifacts", "<topology-id>", "<port>", "worker.log")
+    drpc = ("" if not drpc_ports else ", DRPC on %d (invocations %d)"
+            % (drpc_ports[DRPC_PORT], drpc_ports[DRPC_INVOCATIONS_PORT]))
     return "\n".join([
-        "pynimbus dev is running: Nimbus on %s:%d, a Python supervisor with %d slots (%s)."
-        % (conf.get("pynimbus.thrift.bind.address"), nimbus_port, len(ports),
+        "pynimbus dev is running: Nimbus on %s:%d%s, a Python supervisor with %d slots (%s)."
+        % (conf.get("pynimbus.thrift.bind.address"), nimbus_port, drpc, len(ports),
            ", ".join(map(str, ports))),
         "  submit a streamparse project:  pynimbus submit topologies/NAME.py  (in the project)",
         "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch",
@@ -97,16 +100,24 @@ class DevNimbusDaemon(NimbusDaemon):
     (:func:`no_supervisor_message`)."""
 
     supervisor = None
+    drpc = None
 
     @defer.inlineCallbacks
     def start(self):
         if self.conf.get("pynimbus.dev.supervisor"):
             yield deferToThread(check_slot_ports, self.conf)
         started = yield super().start()
+        if self.conf.get("pynimbus.dev.drpc"):
+            # the workers' DRPC spouts and return bolts find it in drpc.servers
+            if not self.conf.get("drpc.servers"):
+                self.conf["drpc.servers"] = ["localhost"]
+            self.drpc = DRPCDaemon(self.conf, self.reactor)
+            yield self.drpc.start()
         if self.conf.get("pynimbus.dev.supervisor"):
             self.supervisor = SupervisorDaemon(self.conf, self.reactor)
             yield self.supervisor.start()
-            log.info("%s", started_message(self.conf, self.bound_port))
+            log.info("%s", started_message(self.conf, self.bound_port,
+                                           self.drpc.ports if self.drpc else None))
         else:
             self.notice_if_no_supervisor()
         return started
@@ -117,6 +128,8 @@ class DevNimbusDaemon(NimbusDaemon):
         if self.supervisor is not None:
             yield self.supervisor.stop()
             yield self.supervisor.shutdown_all_workers()
+        if self.drpc is not None:
+            yield self.drpc.stop()
         yield super().stop()
 
     def request_mk_assignments(self):

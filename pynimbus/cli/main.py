@@ -49,6 +49,9 @@ DEV_DEFAULTS = {
     "nimbus.seeds": ["localhost"],
     # one Python supervisor in the dev process, on supervisor.slots.ports (false: none)
     "pynimbus.dev.supervisor": True,
+    # a DRPC server in the dev process, on drpc.port and drpc.invocations.port (false: none)
+    "pynimbus.dev.drpc": True,
+    "pynimbus.drpc.bind.address": "127.0.0.1",
 }
 
 
@@ -102,6 +105,15 @@ def build_parser():
                     "Supervisor Thrift service on supervisor.thrift.port (default 6628), "
                     "takes its assignments from Nimbus over it and reports its workers' "
                     "heartbeats to Nimbus.")
+    sub.add_parser(
+        "drpc", parents=[common],
+        help="run a DRPC server (drpc.port 3772 for callers, drpc.invocations.port 3773 "
+             "for topologies)",
+        description="Run Storm's DRPC server: DistributedRPC (execute) on drpc.port and "
+                    "DistributedRPCInvocations (fetchRequest, result, failRequest) on "
+                    "drpc.invocations.port; a request not answered within "
+                    "drpc.request.timeout.secs (600) fails with DRPCExecutionException. "
+                    "It binds pynimbus.drpc.bind.address (default all interfaces).")
     add_client_commands(sub, common)
     return parser
 
@@ -186,6 +198,13 @@ def run_supervisor(conf):
     return run_daemon(SupervisorDaemon, conf, "Supervisor")
 
 
+def run_drpc(conf):
+    """Run a DRPCDaemon on the global reactor until SIGINT/SIGTERM; return an exit code."""
+    from pynimbus.drpc.server import DRPCDaemon
+
+    return run_daemon(DRPCDaemon, conf, "DRPC")
+
+
 def run_daemon(daemon_class, conf, what, on_running=None):
     """Run ``daemon_class(conf, reactor)`` on the global reactor until SIGINT/SIGTERM (and
     ``on_running(reactor)`` once it runs); return an exit code."""
@@ -258,7 +277,8 @@ def main(argv=None):
     if args.command in CLIENT_COMMANDS:
         return run_client_command(args, conf)
     supervisor = args.command == "supervisor"
-    path = setup_logging(conf, args.log_level, "supervisor" if supervisor else "nimbus")
+    path = setup_logging(conf, args.log_level, "supervisor" if supervisor
+                         else "drpc" if args.command == "drpc" else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
     log.info("storm.local.dir is %s", conf["storm.local.dir"])
     log_storm_yaml(args.config)
@@ -266,6 +286,8 @@ def main(argv=None):
         put_interpreter_bin_first_on_path()
     if supervisor:
         return run_supervisor(conf)
+    if args.command == "drpc":
+        return run_drpc(conf)
     return run_nimbus(conf, dev=args.command == "dev")
 
 

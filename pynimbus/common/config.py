@@ -29,6 +29,9 @@ PYNIMBUS_DEFAULTS = {
     # Address a Python worker's tuple port binds (the supervisor's setting); Storm's workers
     # bind every interface.  `pynimbus dev` uses loopback.
     "pynimbus.worker.bind.address": "0.0.0.0",
+    # Address `pynimbus drpc` binds (both its ports); Storm binds every interface.  `pynimbus
+    # dev`, which runs one under pynimbus.dev.drpc, uses loopback.
+    "pynimbus.drpc.bind.address": "0.0.0.0",
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
     # Serve Nimbus's reads of /storms, /assignments, /supervisors, /workerbeats, /errors,

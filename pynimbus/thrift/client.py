@@ -26,10 +26,15 @@ from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
 from thrift.Thrift import TApplicationException, TMessageType
 from thrift.transport import TSocket, TTransport
 
-from pynimbus.generated.storm import Nimbus, Supervisor
+from pynimbus.generated.storm import (
+    DistributedRPC, DistributedRPCInvocations, Nimbus, Supervisor)
 
 NIMBUS_METHODS = frozenset(Nimbus.Iface.names())
 SUPERVISOR_METHODS = frozenset(Supervisor.Iface.names())
+DRPC_METHODS = frozenset(DistributedRPC.Iface.names())
+DRPC_INVOCATIONS_METHODS = frozenset(DistributedRPCInvocations.Iface.names())
+# a DRPC call waits for its topology: longer than the server's drpc.request.timeout.secs (600)
+DRPC_CALL_TIMEOUT_SECS = 660.0
 
 
 class NimbusClient:
@@ -109,6 +114,29 @@ class SupervisorClient(NimbusClient):
 
     service = Supervisor
     methods = SUPERVISOR_METHODS
+
+
+class DRPCClient(NimbusClient):
+    """The same for a DRPC server's ``service DistributedRPC`` at ``host:port``
+    (``drpc.port``, 3772; Storm's ``DRPCClient``): ``execute(function, args)`` returns the
+    result string or raises ``DRPCExecutionException`` (failed or timed out)."""
+
+    service = DistributedRPC
+    methods = DRPC_METHODS
+
+    def __init__(self, host="localhost", port=3772, timeout=DRPC_CALL_TIMEOUT_SECS):
+        super().__init__(host, port, timeout)
+
+
+class DRPCInvocationsClient(NimbusClient):
+    """The same for ``service DistributedRPCInvocations`` (``drpc.invocations.port``, 3773):
+    what a DRPC spout and return bolt call."""
+
+    service = DistributedRPCInvocations
+    methods = DRPC_INVOCATIONS_METHODS
+
+    def __init__(self, host="localhost", port=3773, timeout=60.0):
+        super().__init__(host, port, timeout)
 
 
 class LeaderNotFound(Exception):

@@ -12,6 +12,7 @@ code 1.
 import json
 import logging
 import os
+import random
 import sys
 import tempfile
 import time
@@ -23,12 +24,14 @@ from pynimbus.clojure_port.names import invalid_name_characters
 from pynimbus.common.config import parse_command_line_opt
 from pynimbus.generated.storm.ttypes import (
     KillOptions, SubmitOptions, TopologyInitialStatus)
+from pynimbus.thrift.client import DRPC_CALL_TIMEOUT_SECS, DRPCClient
 from pynimbus.tools.storm_commands import (
     CommandError, NimbusClient, connect_to_leader, parse_executor, parse_host_port,
     rebalance_options, storm_id_of, topology_table, upload_jar, wait_until_running)
 from pynimbus.tools.topology_status import ALL_TIME, WINDOWS, error_summary, status_lines
 
-CLIENT_COMMANDS = ("submit", "kill", "list", "status", "activate", "deactivate", "rebalance")
+CLIENT_COMMANDS = ("submit", "kill", "list", "status", "activate", "deactivate", "rebalance",
+                   "drpc-client")
 DEFAULT_WAIT_TIMEOUT_SECS = 120
 
 
@@ -108,6 +111,20 @@ def add_client_commands(sub, common):
     rebalance.add_argument("-e", "--executor", dest="executors", action="append", default=[],
                            type=parse_executor, metavar="COMPONENT=N",
                            help="the new number of executors of a component (repeatable)")
+    drpc = sub.add_parser(
+        "drpc-client", parents=[common], help="ask DRPC functions (storm drpc-client)",
+        description="Send DRPC requests as Storm 2.x's `storm drpc-client` does: with -f, "
+                    "each argument is one request of that function; without, the arguments "
+                    "are pairs FUNCTION ARGUMENT.  Each answer prints as "
+                    "'FUNCTION \"ARGUMENT\" => \"RESULT\"'.  The server is one of "
+                    "drpc.servers (at random, as Storm picks) on drpc.port, or --server.")
+    drpc.add_argument("-f", "--function", help="the function of every argument")
+    drpc.add_argument("arguments", nargs="+", metavar="ARG",
+                      help="the requests' arguments (pairs FUNCTION ARGUMENT without -f)")
+    drpc.add_argument("--server", metavar="HOST[:PORT]",
+                      help="the DRPC server (default: one of drpc.servers, on drpc.port)")
+    drpc.add_argument("--timeout", type=float, default=DRPC_CALL_TIMEOUT_SECS, metavar="SECS",
+                      help="seconds to wait for each answer (%(default)s)")
 
 
 def run_client_command(args, conf, stdout=sys.stdout, stderr=sys.stderr):
@@ -335,5 +352,47 @@ def upload_project_jar(client, project_root, stdout, trident_program=None):
         return upload_jar(client, jar_path, stdout)
 
 
+def drpc_requests(args):
+    """``[(function, argument)]`` of ``drpc-client``'s command line (BasicDrpcClient's).
+
+    :raises CommandError: without -f, an odd number of arguments."""
+    if args.function is not None:
+        return [(args.function, argument) for argument in args.arguments]
+    if len(args.arguments) % 2:
+        raise CommandError("without -f the arguments are pairs FUNCTION ARGUMENT; %d given"
+                           % len(args.arguments))
+    return list(zip(args.arguments[::2], args.arguments[1::2]))
+
+
+def drpc_server(args, conf, choose=random.choice):
+    """``(host, port)`` of ``--server``, else of one of ``drpc.servers`` on ``drpc.port``.
+
+    :raises CommandError: neither is set."""
+    port = int(conf.get("drpc.port") or 3772)
+    if args.server:
+        return parse_host_port(args.server, port)
+    servers = conf.get("drpc.servers") or []
+    if not servers:
+        raise CommandError("no DRPC server: drpc.servers is not set (set it in storm.yaml or "
+                           "with -c 'drpc.servers=[\"HOST\"]'), nor --server HOST[:PORT]")
+    return choose(list(servers)), port
+
+
+def drpc_client(args, conf, stdout):
+    requests = drpc_requests(args)
+    host, port = drpc_server(args, conf)
+    try:
+        client = DRPCClient(host, port, timeout=args.timeout)
+    except (TTransportException, OSError) as e:
+        raise CommandError("cannot reach the DRPC server at %s:%d (%s)"
+                           % (host, port, describe_failure(e)))
+    with client:
+        for function, argument in requests:
+            result = client.execute(function, argument)
+            stdout.write('%s "%s" => "%s"\n' % (function, argument, result))
+    return 0
+
+
 COMMANDS = {"submit": submit, "kill": kill, "list": list_topologies, "status": status,
-            "activate": activate, "deactivate": deactivate, "rebalance": rebalance}
+            "activate": activate, "deactivate": deactivate, "rebalance": rebalance,
+            "drpc-client": drpc_client}

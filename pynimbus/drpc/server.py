@@ -1,0 +1,137 @@
+"""``pynimbus drpc``: Storm's DRPC server on Twisted.
+
+Two Thrift services over framed binary transport, as Storm's DRPC daemon serves them:
+``DistributedRPC`` (``execute``) on ``drpc.port`` (3772) for the callers and
+``DistributedRPCInvocations`` (``fetchRequest``, ``result``, ``failRequest`` and 2.x's
+``failRequestV2``) on ``drpc.invocations.port`` (3773) for the topologies' DRPC spouts and
+return bolts.  The requests themselves are :class:`~pynimbus.drpc.requests.DRPCRequests`;
+here ``execute`` returns a Deferred that fires with the answer, so a caller waiting never
+holds up another, and a timer expires the requests older than ``drpc.request.timeout.secs``
+every half of it (2.8.8's ``DRPC``; 1.2.4 looks every 5 s).  Stopping answers the waiting
+callers with "Server Shutting Down".
+"""
+
+import logging
+
+from twisted.internet import defer, task
+from twisted.internet.error import CannotListenError
+from zope.interface import implementer
+
+from pynimbus.common.ports import PortInUse, port_in_use_message
+from pynimbus.drpc.requests import DRPCRequests
+from pynimbus.generated.storm import DistributedRPC, DistributedRPCInvocations
+from pynimbus.generated.storm.ttypes import DRPCExecutionException, DRPCRequest
+from pynimbus.thrift.server import ThriftServerFactory
+
+log = logging.getLogger(__name__)
+
+DRPC_PORT = "drpc.port"
+DRPC_INVOCATIONS_PORT = "drpc.invocations.port"
+DRPC_REQUEST_TIMEOUT_SECS = "drpc.request.timeout.secs"
+DRPC_BIND_ADDRESS = "pynimbus.drpc.bind.address"
+LISTEN_BACKLOG = 1024
+
+
+@implementer(DistributedRPC.Iface, DistributedRPCInvocations.Iface)
+class DRPCHandler(object):
+    """Both services' calls on one :class:`DRPCRequests` (Storm's ``DRPCThrift``)."""
+
+    def __init__(self, requests, clock):
+        self.requests = requests
+        self.clock = clock
+
+    def now_ms(self):
+        return int(self.clock.seconds() * 1000)
+
+    # DistributedRPC
+
+    def execute(self, functionName, funcArgs):
+        d = defer.Deferred()
+
+        def answered(value):
+            if isinstance(value, DRPCExecutionException):
+                d.errback(value)
+            else:
+                d.callback(value)
+        request = self.requests.execute(functionName, funcArgs, self.now_ms(), answered)
+        log.debug("DRPC request %s for %s (%d bytes of arguments)", request.id, functionName,
+                  len(funcArgs or ""))
+        return d
+
+    # DistributedRPCInvocations
+
+    def fetchRequest(self, functionName):
+        args, request_id = self.requests.fetch_request(functionName)
+        return DRPCRequest(func_args=args, request_id=request_id)
+
+    def result(self, id, result):
+        self.requests.result(id, result)
+
+    def failRequest(self, id):
+        self.requests.fail_request(id)
+
+    def failRequestV2(self, id, e):
+        self.requests.fail_request(id, e)
+
+
+class DRPCDaemon(object):
+    """The DRPC server of ``conf`` on ``reactor``: ``start()`` listens on both ports (a
+    Deferred), ``stop()`` closes them and answers the waiting callers."""
+
+    def __init__(self, conf, reactor):
+        self.conf = conf
+        self.reactor = reactor
+        timeout_secs = int(conf.get(DRPC_REQUEST_TIMEOUT_SECS) or 600)
+        self.requests = DRPCRequests(timeout_secs * 1000,
+                                     compat=conf.get("pynimbus.storm.compat", "1.x"))
+        self.handler = DRPCHandler(self.requests, reactor)
+        self.listening = []
+        self.ports = {}  # setting -> bound port
+        self.expiry = task.LoopingCall(self.expire)
+        self.expiry.clock = reactor
+        self.expiry_interval = max(timeout_secs / 2.0, 0.05)
+
+    def start(self):
+        return defer.maybeDeferred(self._start)
+
+    def _start(self):
+        interface = self.conf.get(DRPC_BIND_ADDRESS) or "0.0.0.0"
+        for setting, processor in ((DRPC_PORT, DistributedRPC.Processor(self.handler)),
+                                   (DRPC_INVOCATIONS_PORT,
+                                    DistributedRPCInvocations.Processor(self.handler))):
+            factory = ThriftServerFactory.from_conf(processor, self.conf, clock=self.reactor)
+            factory.max_frame_size = int(self.conf.get("drpc.max_buffer_size")
+                                         or factory.max_frame_size)
+            factory.max_frame_size_key = "drpc.max_buffer_size"
+            try:
+                port = self.reactor.listenTCP(int(self.conf[setting]), factory,
+                                              interface=interface, backlog=LISTEN_BACKLOG)
+            except CannotListenError as e:
+                self._close_ports()
+                raise PortInUse(port_in_use_message(
+                    setting, [int(e.port)], interface,
+                    getattr(e.socketError, "strerror", None) or e.socketError))
+            self.listening.append((port, factory))
+            self.ports[setting] = port.getHost().port
+        self.expiry.start(self.expiry_interval, now=False)
+        log.info("DRPC serving on %s: %s %d, %s %d (requests time out after %s s)",
+                 interface, DRPC_PORT, self.ports[DRPC_PORT], DRPC_INVOCATIONS_PORT,
+                 self.ports[DRPC_INVOCATIONS_PORT], self.requests.timeout_ms // 1000)
+
+    def expire(self):
+        for request_id in self.requests.expire(self.handler.now_ms()):
+            log.warning("Timeout DRPC request id: %s", request_id)
+
+    def _close_ports(self):
+        ds = []
+        for port, factory in self.listening:
+            ds.append(defer.maybeDeferred(port.stopListening))
+            factory.close_connections()
+        self.listening = []
+        return defer.DeferredList(ds)
+
+    def stop(self):
+        if self.expiry.running:
+            self.expiry.stop()
+        self.requests.close()
+        return self._close_ports()

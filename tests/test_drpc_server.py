@@ -1,0 +1,241 @@
+"""``pynimbus drpc`` over the wire, as a process: callers on ``drpc.port`` get what the
+topologies' side (``drpc.invocations.port``) answers, fails, or lets time out; bad frames and
+unknown ids harm nobody; a stopping server answers its waiting callers."""
+
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from thrift.transport.TTransport import TTransportException
+
+from nimbus_process import free_port
+from pynimbus.drpc import DRPCClient, DRPCInvocationsClient
+from pynimbus.generated.storm.ttypes import DRPCExceptionType, DRPCExecutionException
+from pynimbus_path import child_env
+
+LOOPBACK = "127.0.0.1"
+
+
+class DRPCPorts(object):
+    """A DRPC server's two ports, and clients of each."""
+
+    def __init__(self, port, invocations_port):
+        self.port, self.invocations_port = port, invocations_port
+
+    def client(self, timeout=30.0):
+        return DRPCClient(LOOPBACK, self.port, timeout=timeout)
+
+    def invocations(self):
+        return DRPCInvocationsClient(LOOPBACK, self.invocations_port, timeout=10.0)
+
+
+class DRPCProcess(DRPCPorts):
+    """``python -m pynimbus.cli drpc`` on free loopback ports."""
+
+    def __init__(self, tmp_path, *options):
+        super().__init__(free_port(), free_port())
+        self.log_path = str(tmp_path / "drpc.out")
+        self.log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pynimbus.cli", "drpc",
+             "-c", "drpc.port=%d" % self.port,
+             "-c", "drpc.invocations.port=%d" % self.invocations_port,
+             "-c", "pynimbus.drpc.bind.address=127.0.0.1",
+             "-c", "storm.local.dir=%s" % tmp_path] + [a for o in options for a in ("-c", o)],
+            cwd=str(tmp_path), env=child_env(), stdin=subprocess.DEVNULL,
+            stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_serving(self, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, self.log_text()
+            try:
+                with self.invocations() as invocations:
+                    invocations.fetchRequest("nothing")
+                with self.client():
+                    return
+            except TTransportException:
+                time.sleep(0.02)  # not listening yet: the port answering is the condition
+        pytest.fail("pynimbus drpc did not serve within %.0f s:\n%s"
+                    % (timeout, self.log_text()))
+
+    def log_text(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        self.log.close()
+
+
+@pytest.fixture
+def drpc(tmp_path):
+    server = DRPCProcess(tmp_path, "drpc.request.timeout.secs=2")
+    try:
+        server.wait_serving()
+        yield server
+    finally:
+        server.stop()
+
+
+def call_in_thread(server, function, args):
+    """``execute`` in a thread; returns (thread, outcome dict with "result" or "error")."""
+    outcome = {}
+
+    def call():
+        try:
+            with server.client() as client:
+                outcome["result"] = client.execute(function, args)
+        except Exception as e:
+            outcome["error"] = e
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def fetch(server, function, timeout=10.0):
+    """The next request of ``function`` (polled as a DRPC spout does)."""
+    deadline = time.monotonic() + timeout
+    with server.invocations() as invocations:
+        while time.monotonic() < deadline:
+            request = invocations.fetchRequest(function)
+            if request.request_id:
+                return request
+            time.sleep(0.01)
+    pytest.fail("no request of %s came" % function)
+
+
+def test_a_caller_gets_the_result_a_topology_returns(drpc):
+    thread, outcome = call_in_thread(drpc, "words", "the cat")
+    request = fetch(drpc, "words")
+    assert request.func_args == "the cat"
+    with drpc.invocations() as invocations:
+        invocations.result("no-such-id", "ignored")  # a reply for nobody harms nobody
+        invocations.result(request.request_id, "2")
+    thread.join(10)
+    assert outcome == {"result": "2"}
+
+
+def test_a_failed_request_fails_its_caller_with_the_reason(drpc):
+    first, first_outcome = call_in_thread(drpc, "words", "a")
+    second, second_outcome = call_in_thread(drpc, "words", "b")
+    requests = {r.func_args: r.request_id for r in (fetch(drpc, "words"), fetch(drpc, "words"))}
+    with drpc.invocations() as invocations:
+        invocations.failRequest(requests["a"])
+        invocations.failRequestV2(requests["b"], DRPCExecutionException(msg="no such user"))
+    first.join(10)
+    second.join(10)
+    assert first_outcome["error"] == DRPCExecutionException(
+        msg="Request failed", type=DRPCExceptionType.FAILED_REQUEST)
+    assert second_outcome["error"].msg == "no such user"
+
+
+def test_an_unanswered_request_times_out(drpc):
+    started = time.monotonic()
+    with drpc.client() as client:
+        with pytest.raises(DRPCExecutionException) as timed_out:
+            client.execute("nobody-serves-this", "x")
+    assert timed_out.value.msg == "Request timed out"
+    assert timed_out.value.type == DRPCExceptionType.SERVER_TIMEOUT
+    assert time.monotonic() - started < 10  # 2 s, checked each second
+    assert "Timeout DRPC request id: 1" in drpc.log_text()
+
+
+def test_garbage_frames_and_huge_arguments_harm_no_one_else(drpc):
+    with socket.create_connection((LOOPBACK, drpc.port), timeout=10) as garbage:
+        garbage.sendall(struct.pack("!I", 12) + b"not thrift!!")
+        try:
+            assert garbage.recv(100) == b""  # closed, as libthrift does
+        except ConnectionResetError:
+            pass  # closed with the frame unread
+    with drpc.client() as client:
+        with pytest.raises(TTransportException):  # over drpc.max_buffer_size: refused
+            client.execute("words", "x" * (2 * 1024 * 1024))
+    thread, outcome = call_in_thread(drpc, "words", "y" * 100000)
+    request = fetch(drpc, "words")
+    assert len(request.func_args) == 100000
+    with drpc.invocations() as invocations:
+        invocations.result(request.request_id, "ok")
+    thread.join(10)
+    assert outcome == {"result": "ok"}
+
+
+def test_a_stopping_server_answers_its_waiting_callers(drpc):
+    thread, outcome = call_in_thread(drpc, "words", "a")
+    fetch(drpc, "words")
+    os.kill(drpc.process.pid, signal.SIGTERM)
+    thread.join(10)
+    assert not thread.is_alive()
+    error = outcome["error"]
+    assert (isinstance(error, DRPCExecutionException) and error.msg == "Server Shutting Down"
+            or isinstance(error, TTransportException)), error
+    assert drpc.process.wait(15) == 0
+
+
+def test_pynimbus_dev_runs_a_drpc_server_on_loopback(tmp_path):
+    from nimbus_process import NimbusProcess
+    dev = NimbusProcess(tmp_path, drpc=True)
+    dev.start(timeout=60)
+    try:
+        server = DRPCPorts(dev.drpc_port, dev.drpc_invocations_port)
+        thread, outcome = call_in_thread(server, "words", "the cat")
+        request = fetch(server, "words")
+        with server.invocations() as invocations:
+            invocations.result(request.request_id, "2")
+        thread.join(10)
+        assert outcome == {"result": "2"}
+        assert "DRPC serving on 127.0.0.1" in dev.log_tail(80)
+    finally:
+        dev.stop()
+
+
+def drpc_client_command(server, *argv):
+    """``pynimbus drpc-client ARGV`` as a process (its stdout and stderr, exit code)."""
+    return subprocess.Popen([sys.executable, "-m", "pynimbus.cli", "drpc-client"] + list(argv),
+                            env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def answer(server, function, results):
+    """Answer the next requests of ``function`` from ``results`` ({argument: result})."""
+    for _ in range(len(results)):
+        request = fetch(server, function)
+        with server.invocations() as invocations:
+            invocations.result(request.request_id, results[request.func_args])
+
+
+def test_the_drpc_client_command_asks_as_storms_does(drpc):
+    command = drpc_client_command(drpc, "-f", "words", "the cat", "a",
+                                  "--server", "%s:%d" % (LOOPBACK, drpc.port))
+    answer(drpc, "words", {"the cat": "2", "a": "1"})
+    out, err = command.communicate(timeout=30)
+    assert (command.returncode, out) == (0, 'words "the cat" => "2"\nwords "a" => "1"\n'), err
+    command = drpc_client_command(drpc, "reach", "http://x", "-c", "drpc.port=%d" % drpc.port,
+                                  "-c", 'drpc.servers=["%s"]' % LOOPBACK)
+    answer(drpc, "reach", {"http://x": "7"})
+    out, err = command.communicate(timeout=30)
+    assert (command.returncode, out) == (0, 'reach "http://x" => "7"\n'), err
+
+
+def test_the_drpc_client_command_says_what_went_wrong(drpc):
+    server = ["--server", "%s:%d" % (LOOPBACK, drpc.port)]
+    for argv, message in (
+            (["words"] + server, "the arguments are pairs FUNCTION ARGUMENT; 1 given"),
+            (["-f", "words", "x"], "drpc.servers is not set"),
+            (["-f", "nobody", "x"] + server,
+             "DRPCExecutionException: Request timed out")):
+        command = drpc_client_command(drpc, *argv)
+        out, err = command.communicate(timeout=30)
+        assert command.returncode == 1 and out == "" and message in err, (argv, err)
