@@ -87,9 +87,10 @@ COMMAND_CLASSES = {
             "activate": "org.apache.storm.command.Activate",
             "deactivate": "org.apache.storm.command.Deactivate",
             "list": "org.apache.storm.command.ListTopologies",
-            "rebalance": "org.apache.storm.command.Rebalance"},
+            "rebalance": "org.apache.storm.command.Rebalance",
+            "drpc-client": "org.apache.storm.command.BasicDrpcClient"},
 }
-COMMANDS = ("jar",) + tuple(sorted(COMMAND_CLASSES["1.x"]))
+COMMANDS = ("jar",) + tuple(sorted(set(COMMAND_CLASSES["1.x"]) | set(COMMAND_CLASSES["2.x"])))
 # Options bin/storm.py takes for itself and that this harness cannot honour.
 UNSUPPORTED_OPTIONS = ("--artifacts", "--artifactRepositories", "--mavenLocalRepositoryDirectory",
                        "--proxyUrl", "--proxyUsername", "--proxyPassword")
@@ -288,6 +289,8 @@ def _parser_v2(command):
             p.add_argument("-r", "--resources")
             p.add_argument("-t", "--topology-conf")
         p.add_argument("topology-name")
+    elif command == "drpc-client":
+        p.add_argument("-f", "--function")
     p.add_argument("main_args", nargs="*")
     return p
 
@@ -387,6 +390,8 @@ def java_command(version, conf_dir, argv, java=None, env=None):
             "-Dstorm.jar=" + jar, "-Dstorm.dependency.jars=" + ",".join(inv.jars),
             "-Dstorm.dependency.artifacts=" + json.dumps({})]
     else:
+        if inv.command not in COMMAND_CLASSES[generation]:
+            raise StormClientError("Storm %s's client has no %r command" % (version, inv.command))
         klass, main_args = COMMAND_CLASSES[generation][inv.command], inv.args
         extra = [conf_dir, home.path("bin")]
     log_dir = _conf_value(home, conf_file, inv.options, "storm.log.dir") or home.path("logs")
