@@ -19,8 +19,8 @@ LOOPBACK = "127.0.0.1"
 class DRPCPorts(object):
     """A DRPC server's two ports, and clients of each."""
 
-    def __init__(self, port, invocations_port):
-        self.port, self.invocations_port = port, invocations_port
+    def __init__(self, port, invocations_port, http_port=None):
+        self.port, self.invocations_port, self.http_port = port, invocations_port, http_port
 
     def client(self, timeout=30.0):
         return DRPCClient(LOOPBACK, self.port, timeout=timeout)
@@ -33,13 +33,14 @@ class DRPCProcess(DRPCPorts):
     """``python -m pynimbus.cli drpc`` on free loopback ports."""
 
     def __init__(self, tmp_path, *options):
-        super().__init__(free_port(), free_port())
+        super().__init__(free_port(), free_port(), free_port())
         self.log_path = str(tmp_path / "drpc.out")
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "pynimbus.cli", "drpc",
              "-c", "drpc.port=%d" % self.port,
              "-c", "drpc.invocations.port=%d" % self.invocations_port,
+             "-c", "drpc.http.port=%d" % self.http_port,
              "-c", "pynimbus.drpc.bind.address=127.0.0.1",
              "-c", "storm.local.dir=%s" % tmp_path] + [a for o in options for a in ("-c", o)],
             cwd=str(tmp_path), env=child_env(), stdin=subprocess.DEVNULL,

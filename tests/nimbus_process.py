@@ -153,7 +153,8 @@ class NimbusProcess:
     :param options: extra ``-c key=value`` strings.
     :param dev_supervisor: run dev's own Python supervisor (``pynimbus.dev.supervisor``).
     :param drpc: run dev's DRPC server (``pynimbus.dev.drpc``) on free ports (``drpc_port``,
-        ``drpc_invocations_port``); off by default, so that tests run side by side.
+        ``drpc_invocations_port``, ``drpc_http_port``); off by default, so that tests run side
+        by side.
     """
 
     def __init__(self, local_dir, port=None, options=(), python=sys.executable,
@@ -163,6 +164,7 @@ class NimbusProcess:
         self.drpc = drpc
         if drpc:
             self.drpc_port, self.drpc_invocations_port = free_port(), free_port()
+            self.drpc_http_port = free_port()
         self.port = port or free_port()
         self.options = list(options)
         self.python = python
@@ -179,7 +181,8 @@ class NimbusProcess:
             cmd += ["-c", "pynimbus.dev.supervisor=false"]
         if self.drpc:
             cmd += ["-c", "drpc.port=%d" % self.drpc_port,
-                    "-c", "drpc.invocations.port=%d" % self.drpc_invocations_port]
+                    "-c", "drpc.invocations.port=%d" % self.drpc_invocations_port,
+                    "-c", "drpc.http.port=%d" % self.drpc_http_port]
         else:
             cmd += ["-c", "pynimbus.dev.drpc=false"]
         for option in self.options:

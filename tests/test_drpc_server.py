@@ -166,3 +166,49 @@ def test_the_drpc_client_command_says_what_went_wrong(drpc):
         command = drpc_client_command(drpc, *argv)
         out, err = command.communicate(timeout=30)
         assert command.returncode == 1 and out == "" and message in err, (argv, err)
+
+
+def http(server, method, path, body=None):
+    """``(status, body)`` of an HTTP request to the server's ``drpc.http.port``."""
+    import http.client
+    connection = http.client.HTTPConnection(LOOPBACK, server.http_port, timeout=30)
+    try:
+        connection.request(method, path, body=body)
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8")
+    finally:
+        connection.close()
+
+
+def http_in_thread(server, method, path, body=None):
+    outcome = []
+    thread = threading.Thread(target=lambda: outcome.append(http(server, method, path, body)),
+                              daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_the_http_endpoint_asks_as_storms_does(drpc):
+    calls = [http_in_thread(drpc, "GET", "/drpc/words/the%20cat"),
+             http_in_thread(drpc, "POST", "/drpc/words", body="a dog".encode()),
+             http_in_thread(drpc, "GET", "/drpc/words")]
+    answer(drpc, "words", {"the cat": "2", "a dog": "2 too", "": "0"})
+    for thread, _ in calls:
+        thread.join(10)
+    assert [outcome[0] for _, outcome in calls] == [(200, "2"), (200, "2 too"), (200, "0")]
+    assert http(drpc, "GET", "/drpc/words/a/b")[0] == 404
+    assert http(drpc, "GET", "/elsewhere")[0] == 404
+
+
+def test_the_http_endpoint_maps_failures_to_storms_statuses(drpc):
+    import json
+    thread, outcome = http_in_thread(drpc, "GET", "/drpc/words/x")
+    request = fetch(drpc, "words")
+    with drpc.invocations() as invocations:
+        invocations.failRequest(request.request_id)
+    thread.join(10)
+    assert outcome[0][0] == 400
+    assert json.loads(outcome[0][1]) == {"error": "FAILED_REQUEST",
+                                         "errorMessage": "Request failed"}
+    status, body = http(drpc, "GET", "/drpc/nobody/x")  # 2 s: the fixture's timeout
+    assert (status, json.loads(body)["error"]) == (504, "SERVER_TIMEOUT")

@@ -4,7 +4,8 @@ Two Thrift services over framed binary transport, as Storm's DRPC daemon serves 
 ``DistributedRPC`` (``execute``) on ``drpc.port`` (3772) for the callers and
 ``DistributedRPCInvocations`` (``fetchRequest``, ``result``, ``failRequest`` and 2.x's
 ``failRequestV2``) on ``drpc.invocations.port`` (3773) for the topologies' DRPC spouts and
-return bolts.  The requests themselves are :class:`~pynimbus.drpc.requests.DRPCRequests`;
+return bolts, and the HTTP endpoint (:mod:`.http`) on ``drpc.http.port`` (3774; a negative
+port: none).  The requests themselves are :class:`~pynimbus.drpc.requests.DRPCRequests`;
 here ``execute`` returns a Deferred that fires with the answer, so a caller waiting never
 holds up another, and a timer expires the requests older than ``drpc.request.timeout.secs``
 every half of it (2.8.8's ``DRPC``; 1.2.4 looks every 5 s).  Stopping answers the waiting
@@ -18,6 +19,7 @@ from twisted.internet.error import CannotListenError
 from zope.interface import implementer
 
 from pynimbus.common.ports import PortInUse, port_in_use_message
+from pynimbus.drpc.http import drpc_site
 from pynimbus.drpc.requests import DRPCRequests
 from pynimbus.generated.storm import DistributedRPC, DistributedRPCInvocations
 from pynimbus.generated.storm.ttypes import DRPCExecutionException, DRPCRequest
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 
 DRPC_PORT = "drpc.port"
 DRPC_INVOCATIONS_PORT = "drpc.invocations.port"
+DRPC_HTTP_PORT = "drpc.http.port"
 DRPC_REQUEST_TIMEOUT_SECS = "drpc.request.timeout.secs"
 DRPC_BIND_ADDRESS = "pynimbus.drpc.bind.address"
 LISTEN_BACKLOG = 1024
@@ -103,20 +106,29 @@ class DRPCDaemon(object):
             factory.max_frame_size = int(self.conf.get("drpc.max_buffer_size")
                                          or factory.max_frame_size)
             factory.max_frame_size_key = "drpc.max_buffer_size"
-            try:
-                port = self.reactor.listenTCP(int(self.conf[setting]), factory,
-                                              interface=interface, backlog=LISTEN_BACKLOG)
-            except CannotListenError as e:
-                self._close_ports()
-                raise PortInUse(port_in_use_message(
-                    setting, [int(e.port)], interface,
-                    getattr(e.socketError, "strerror", None) or e.socketError))
-            self.listening.append((port, factory))
-            self.ports[setting] = port.getHost().port
+            self._listen(setting, factory, interface)
+        http_port = self.conf.get(DRPC_HTTP_PORT)
+        if http_port is not None and int(http_port) >= 0:
+            self._listen(DRPC_HTTP_PORT, drpc_site(self.handler), interface)
         self.expiry.start(self.expiry_interval, now=False)
-        log.info("DRPC serving on %s: %s %d, %s %d (requests time out after %s s)",
-                 interface, DRPC_PORT, self.ports[DRPC_PORT], DRPC_INVOCATIONS_PORT,
-                 self.ports[DRPC_INVOCATIONS_PORT], self.requests.timeout_ms // 1000)
+        log.info("DRPC serving on %s: %s (requests time out after %s s)", interface,
+                 ", ".join("%s %d" % (k, v) for k, v in self.ports.items()),
+                 self.requests.timeout_ms // 1000)
+
+    def _listen(self, setting, factory, interface):
+        """Listen on the port of ``setting``.
+
+        :raises PortInUse: another program holds it (the ports opened so far are closed)."""
+        try:
+            port = self.reactor.listenTCP(int(self.conf[setting]), factory,
+                                          interface=interface, backlog=LISTEN_BACKLOG)
+        except CannotListenError as e:
+            self._close_ports()
+            raise PortInUse(port_in_use_message(
+                setting, [int(e.port)], interface,
+                getattr(e.socketError, "strerror", None) or e.socketError))
+        self.listening.append((port, factory))
+        self.ports[setting] = port.getHost().port
 
     def expire(self):
         for request_id in self.requests.expire(self.handler.now_ms()):
@@ -126,7 +138,8 @@ class DRPCDaemon(object):
         ds = []
         for port, factory in self.listening:
             ds.append(defer.maybeDeferred(port.stopListening))
-            factory.close_connections()
+            if hasattr(factory, "close_connections"):  # the HTTP site's requests were
+                factory.close_connections()            # answered by requests.close()
         self.listening = []
         return defer.DeferredList(ds)
 
