@@ -1,0 +1,201 @@
+"""DRPC round trips through ``pynimbus drpc`` and through Storm 1.2.4's ``storm drpc`` daemon,
+side by side in one run: requests per second, latency (p50, p99) and the daemon's memory.
+
+Each side is one DRPC server on loopback.  The same load runs against both, so the server is
+the only difference: ``--callers`` threads each call ``execute("echo", <n>)`` in a loop through
+``DistributedRPC`` (``pynimbus.drpc.DRPCClient``, one connection each), and ``--responders``
+threads play the topology: each polls ``fetchRequest("echo")`` on ``DistributedRPCInvocations``
+and answers every request with its own arguments (``result``), pausing ``--poll-ms`` when none
+waits (the Java DRPC spout's 1 ms idle wait).  The callers and responders are this process's
+Python threads on both sides, so the figures are the round trips a Python client and topology
+get from each server, not Storm's own best; a run reports after ``--warmup`` seconds for
+``--window`` seconds.  Resident memory (VmRSS, VmHWM) is the server process's alone: pynimbus
+drpc's Python, Storm's JVM (``-Xmx384m``).
+
+Not measured here yet: the same through a Java ``BasicDRPCTopology`` on real Java workers and
+a Python DRPC topology on Python workers (the issue's fuller comparison).
+
+Run: ``python bench/bench_drpc.py [--sides pynimbus,storm] [--callers 4] [--responders 2]
+[--window 10] [--warmup 3] [--runs 1]``.  Storm's side needs Java 17 and the storm-core 1.2.4
+jars (Maven Central, cached in ``.cache/``); without them it is skipped with the reason.
+Asserts nothing.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(REPO_ROOT)
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
+
+from thrift.Thrift import TException  # noqa: E402
+
+from compat import storm_drpc  # noqa: E402
+from drpc_process import DRPCProcess  # noqa: E402
+from pynimbus.drpc import DRPCClient, DRPCInvocationsClient  # noqa: E402
+
+LOOPBACK = "127.0.0.1"
+
+
+def process_memory_kib(pid):
+    """``(VmRSS, VmHWM)`` of ``pid`` in KiB."""
+    found = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                found[key] = int(value.split()[0])
+    return found.get("VmRSS"), found.get("VmHWM")
+
+
+class Load(object):
+    """Callers and responders against one server until :meth:`stop`."""
+
+    def __init__(self, port, invocations_port, callers, responders, poll_secs):
+        self.port, self.invocations_port = port, invocations_port
+        self.poll_secs = poll_secs
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.samples = []       # (end time, latency s) of every answered call
+        self.errors = 0
+        self.threads = ([threading.Thread(target=self.call_loop, args=(i,), daemon=True)
+                         for i in range(callers)]
+                        + [threading.Thread(target=self.respond_loop, daemon=True)
+                           for _ in range(responders)])
+
+    def start(self):
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(30)
+
+    def call_loop(self, index):
+        with DRPCClient(LOOPBACK, self.port, timeout=60) as client:
+            n = 0
+            while not self.stopping.is_set():
+                n += 1
+                args = "%d-%d" % (index, n)
+                started = time.monotonic()
+                try:
+                    answer = client.execute("echo", args)
+                except TException:
+                    with self.lock:
+                        self.errors += 1
+                    continue
+                ended = time.monotonic()
+                with self.lock:
+                    if answer != args:
+                        self.errors += 1
+                    self.samples.append((ended, ended - started))
+
+    def respond_loop(self):
+        with DRPCInvocationsClient(LOOPBACK, self.invocations_port, timeout=60) as client:
+            while not self.stopping.is_set():
+                request = client.fetchRequest("echo")
+                if request.request_id:
+                    client.result(request.request_id, request.func_args)
+                else:
+                    self.stopping.wait(self.poll_secs)
+
+    def window(self, start, end):
+        """``(calls/s, p50 ms, p99 ms)`` of the calls answered within ``[start, end)``."""
+        with self.lock:
+            latencies = sorted(lat for t, lat in self.samples if start <= t < end)
+        if not latencies:
+            return 0.0, None, None
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        return (len(latencies) / (end - start), 1000 * statistics.median(latencies),
+                1000 * p99)
+
+
+def measure(port, invocations_port, pid, args):
+    load = Load(port, invocations_port, args.callers, args.responders, args.poll_ms / 1000.0)
+    load.start()
+    try:
+        time.sleep(args.warmup)
+        start = time.monotonic()
+        time.sleep(args.window)
+        end = time.monotonic()
+        rss, hwm = process_memory_kib(pid)
+    finally:
+        load.stop()
+    rate, p50, p99 = load.window(start, end)
+    return {"rate": rate, "p50": p50, "p99": p99, "rss": rss, "hwm": hwm,
+            "errors": load.errors}
+
+
+def run_pynimbus(args, workdir):
+    import pathlib
+    server = DRPCProcess(pathlib.Path(workdir), "drpc.request.timeout.secs=60")
+    try:
+        server.wait_serving()
+        return measure(server.port, server.invocations_port, server.process.pid, args)
+    finally:
+        server.stop()
+
+
+def run_storm(args, workdir):
+    server = storm_drpc.StormDRPC(conf={"drpc.request.timeout.secs": 60})
+    server.start()
+    try:
+        return measure(server.port, server.invocations_port, server.process.pid, args)
+    finally:
+        server.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sides", default="pynimbus,storm")
+    parser.add_argument("--callers", type=int, default=4)
+    parser.add_argument("--responders", type=int, default=2)
+    parser.add_argument("--poll-ms", type=float, default=1.0)
+    parser.add_argument("--window", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args(argv)
+    import logging
+    import tempfile
+    # thrift's socket logs each refused connection while a server starts
+    logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
+    sides = [s.strip() for s in args.sides.split(",") if s.strip()]
+    print("DRPC echo round trips: %d callers, %d responders (idle poll %.1f ms), warm-up %.0f s, "
+          "window %.0f s, %d run(s) per side" % (args.callers, args.responders, args.poll_ms,
+                                                 args.warmup, args.window, args.runs))
+    results = {}
+    for side in sides:
+        if side == "storm":
+            reason = storm_drpc.unavailable_reason()
+            if reason:
+                print("storm: skipped: %s" % reason)
+                continue
+        for run in range(args.runs):
+            with tempfile.TemporaryDirectory(prefix="pynimbus-bench-drpc-") as workdir:
+                figures = (run_pynimbus if side == "pynimbus" else run_storm)(args, workdir)
+            results.setdefault(side, []).append(figures)
+            print("%-8s run %d: %8.0f calls/s  p50 %6.2f ms  p99 %6.2f ms  RSS %s KiB "
+                  "(peak %s)  errors %d" % (side, run + 1, figures["rate"], figures["p50"] or 0,
+                                            figures["p99"] or 0, figures["rss"],
+                                            figures["hwm"], figures["errors"]))
+    medians = {side: {k: statistics.median(r[k] for r in runs if r[k] is not None)
+                      for k in ("rate", "p50", "p99", "rss")}
+               for side, runs in results.items()}
+    print("\nmedian of %d run(s)" % args.runs)
+    print("%-8s %10s %9s %9s %12s" % ("side", "calls/s", "p50 ms", "p99 ms", "RSS KiB"))
+    for side, m in medians.items():
+        print("%-8s %10.0f %9.2f %9.2f %12.0f" % (side, m["rate"], m["p50"], m["p99"], m["rss"]))
+    if "pynimbus" in medians and "storm" in medians:
+        p, s = medians["pynimbus"], medians["storm"]
+        print("\npynimbus/storm: calls/s %.2f, p50 %.2f, p99 %.2f, RSS %.3f"
+              % (p["rate"] / s["rate"], p["p50"] / s["p50"], p["p99"] / s["p99"],
+                 p["rss"] / s["rss"]))
+
+
+if __name__ == "__main__":
+    main()
