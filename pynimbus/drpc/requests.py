@@ -65,11 +65,13 @@ class DRPCRequests(object):
     :param permit: ``permit(operation, function)`` -> bool, the authorizer's answer (None:
         everything is permitted).
     :param compat: ``"1.x"`` or ``"2.x"``: the wording of a timeout.
+    :param principal: the caller's principal a refusal names (None: "unknown").
     """
 
-    def __init__(self, timeout_ms, permit=None, compat="1.x"):
+    def __init__(self, timeout_ms, permit=None, compat="1.x", principal=None):
         self.timeout_ms = timeout_ms
         self.permit = permit
+        self.principal = principal
         self.compat = compat
         self.queues = collections.defaultdict(collections.deque)  # function -> waiting
         self.requests = {}  # id -> OutstandingRequest, until answered
@@ -80,7 +82,8 @@ class DRPCRequests(object):
         ``function`` (Storm's message, for an unauthenticated user)."""
         if self.permit is not None and not self.permit(operation, function):
             raise AuthorizationException(
-                msg="DRPC request '%s' for '%s' user is not authorized" % (operation, "unknown"))
+                msg="DRPC request '%s' for '%s' user is not authorized"
+                    % (operation, self.principal or "unknown"))
 
     def execute(self, function, args, now_ms, on_answer):
         """Queue a request of ``function`` with ``args``; ``on_answer`` gets its result (a

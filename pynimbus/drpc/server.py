@@ -9,16 +9,20 @@ port: none).  The requests themselves are :class:`~pynimbus.drpc.requests.DRPCRe
 here ``execute`` returns a Deferred that fires with the answer, so a caller waiting never
 holds up another, and a timer expires the requests older than ``drpc.request.timeout.secs``
 every half of it (2.8.8's ``DRPC``; 1.2.4 looks every 5 s).  Stopping answers the waiting
-callers with "Server Shutting Down".
+callers with "Server Shutting Down".  ``drpc.authorizer`` is asked before each call
+(:mod:`.authorizer`).
 """
 
 import logging
+import os
 
 from twisted.internet import defer, task
 from twisted.internet.error import CannotListenError
 from zope.interface import implementer
 
+from pynimbus.clojure_port.authorization import request_principal
 from pynimbus.common.ports import PortInUse, port_in_use_message
+from pynimbus.drpc.authorizer import drpc_permit
 from pynimbus.drpc.http import drpc_site
 from pynimbus.drpc.requests import DRPCRequests
 from pynimbus.generated.storm import DistributedRPC, DistributedRPCInvocations
@@ -84,20 +88,27 @@ class DRPCDaemon(object):
     def __init__(self, conf, reactor):
         self.conf = conf
         self.reactor = reactor
-        timeout_secs = int(conf.get(DRPC_REQUEST_TIMEOUT_SECS) or 600)
-        self.requests = DRPCRequests(timeout_secs * 1000,
-                                     compat=conf.get("pynimbus.storm.compat", "1.x"))
-        self.handler = DRPCHandler(self.requests, reactor)
+        self.timeout_secs = int(conf.get(DRPC_REQUEST_TIMEOUT_SECS) or 600)
+        self.requests = None  # made by start(), which reports a bad drpc.authorizer
+        self.handler = None
         self.listening = []
         self.ports = {}  # setting -> bound port
         self.expiry = task.LoopingCall(self.expire)
         self.expiry.clock = reactor
-        self.expiry_interval = max(timeout_secs / 2.0, 0.05)
+        self.expiry_interval = max(self.timeout_secs / 2.0, 0.05)
 
     def start(self):
         return defer.maybeDeferred(self._start)
 
     def _start(self):
+        """:raises ConfigError: ``drpc.authorizer`` names an authorizer pynimbus lacks.
+        :raises PortInUse: a port is held by another program."""
+        conf = self.conf
+        self.requests = DRPCRequests(
+            self.timeout_secs * 1000, compat=conf.get("pynimbus.storm.compat", "1.x"),
+            permit=drpc_permit(conf, self.reactor.seconds, os.environ.get("STORM_CONF_DIR")),
+            principal=request_principal(conf))
+        self.handler = DRPCHandler(self.requests, self.reactor)
         interface = self.conf.get(DRPC_BIND_ADDRESS) or "0.0.0.0"
         for setting, processor in ((DRPC_PORT, DistributedRPC.Processor(self.handler)),
                                    (DRPC_INVOCATIONS_PORT,
@@ -146,5 +157,6 @@ class DRPCDaemon(object):
     def stop(self):
         if self.expiry.running:
             self.expiry.stop()
-        self.requests.close()
+        if self.requests is not None:
+            self.requests.close()
         return self._close_ports()
