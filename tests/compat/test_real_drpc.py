@@ -1,9 +1,9 @@
-"""storm-starter 1.2.2's ``BasicDRPCTopology`` (``LinearDRPCTopologyBuilder``, the DRPC spout,
-``ExclaimBolt``, the join and return bolts) submitted with the stock ``storm jar`` to pynimbus
-(1.x mode) and run by a real Storm 1.2.4 supervisor's Java workers, twice in the same test:
-one copy fetches its requests from ``pynimbus drpc``, the other from Storm 1.2.4's own DRPC
-daemon (each topology's ``drpc.servers``/``drpc.invocations.port``), and both answer the same
-questions the same.
+"""storm-starter 1.2.2's ``BasicDRPCTopology`` and ``ReachTopology``
+(``LinearDRPCTopologyBuilder``: the DRPC spout, their bolts, the coordinated bolts, the join
+and return bolts) submitted with the stock ``storm jar`` to pynimbus (1.x mode) and run by a
+real Storm 1.2.4 supervisor's Java workers, each twice in the same test: one copy fetches its
+requests from ``pynimbus drpc``, the other from Storm 1.2.4's own DRPC daemon (each topology's
+``drpc.servers``/``drpc.invocations.port``), and both answer the same questions the same.
 
 Opt-in like ``test_real_topologies.py``: ``PYNIMBUS_COMPAT=1`` (``tox -e compat``), plus Java,
 ``mvn``, Debian's ZooKeeper and the Storm jars; otherwise skipped with the reason.
@@ -25,9 +25,16 @@ pytestmark = [
                                            "workers and Storm's DRPC daemon"),
 ]
 
-BASIC_DRPC = "org.apache.storm.starter.BasicDRPCTopology"
 REQUEST_TIMEOUT_SECS = 240  # the first answers wait for the workers to start
-QUESTIONS = ("hello", "goodbye", "pynimbus")
+# function -> (storm-starter main class, questions)
+FUNCTIONS = {
+    "exclamation": ("org.apache.storm.starter.BasicDRPCTopology",
+                    ("hello", "goodbye", "pynimbus")),
+    "reach": ("org.apache.storm.starter.ReachTopology",
+              ("foo.com/blog/1", "engineering.twitter.com/blog/5", "notaurl.com")),
+}
+# ReachTopology's fake databases give these reaches
+REACHES = {"foo.com/blog/1": "16", "engineering.twitter.com/blog/5": "14", "notaurl.com": "0"}
 
 
 class DRPCCluster(RealCluster):
@@ -36,15 +43,18 @@ class DRPCCluster(RealCluster):
     invocation_ports = {}  # topology name -> the drpc.invocations.port it fetches from
 
     def topology(self, name):
+        function = name.split("-")[0]
         return real_storm.Topology(
-            real_storm.starter_jar(), BASIC_DRPC, [name],
+            real_storm.starter_jar(), FUNCTIONS[function][0], [name],
             {"topology.workers": 1, "drpc.servers": [LOOPBACK],
              "drpc.invocations.port": self.invocation_ports[name]}, None)
 
 
 def ask(port):
+    """``{function: {question: answer}}`` through the DRPC server on ``port``."""
     with DRPCClient(LOOPBACK, port, timeout=REQUEST_TIMEOUT_SECS + 30) as client:
-        return {word: client.execute("exclamation", word) for word in QUESTIONS}
+        return {function: {q: client.execute(function, q) for q in questions}
+                for function, (_main, questions) in FUNCTIONS.items()}
 
 
 def test_basic_drpc_topology_answers_the_same_through_pynimbus_drpc_and_storms(
@@ -64,13 +74,18 @@ def test_basic_drpc_topology_answers_the_same_through_pynimbus_drpc_and_storms(
     try:
         ours.wait_serving()
         theirs.start()
-        DRPCCluster.invocation_ports = {"drpc-pynimbus": ours.invocations_port,
-                                        "drpc-storm": theirs.invocations_port}
-        with DRPCCluster.started("1.x", zookeeper_server, str(workdir),
-                                 sorted(DRPCCluster.invocation_ports), slots=2, parallel=2):
+        DRPCCluster.invocation_ports = {
+            "%s-%s" % (function, side): port for function in FUNCTIONS
+            for side, port in (("pynimbus", ours.invocations_port),
+                               ("storm", theirs.invocations_port))}
+        names = sorted(DRPCCluster.invocation_ports)
+        with DRPCCluster.started("1.x", zookeeper_server, str(workdir), names,
+                                 slots=len(names), parallel=len(names)):
             answers_ours = ask(ours.port)
             answers_theirs = ask(theirs.port)
-        assert answers_ours == {word: word + "!" for word in QUESTIONS}
+        questions = FUNCTIONS["exclamation"][1]
+        assert answers_ours["exclamation"] == {word: word + "!" for word in questions}
+        assert answers_ours["reach"] == REACHES
         assert answers_ours == answers_theirs
     finally:
         theirs.stop()
