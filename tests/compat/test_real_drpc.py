@@ -1,11 +1,12 @@
 """storm-starter 1.2.2's ``BasicDRPCTopology`` and ``ReachTopology``
 (``LinearDRPCTopologyBuilder``: the DRPC spout, their bolts, the coordinated bolts, the join
 and return bolts) and its Trident ``TridentWordCount`` (``newDRPCStream`` with a
-``stateQuery`` of the counts a cycling spout keeps adding to) submitted with the stock ``storm jar`` to pynimbus (1.x mode) and run by a
-real Storm 1.2.4 supervisor's Java workers, each twice in the same test: one copy fetches its
-requests from ``pynimbus drpc``, the other from Storm 1.2.4's own DRPC daemon (each topology's
-``drpc.servers``/``drpc.invocations.port``), and both answer the same questions the same (the
-word counts, which grow while the test asks, in the same shape).
+``stateQuery`` of the counts a cycling spout keeps adding to), submitted with the stock
+``storm jar`` to pynimbus (1.x mode) and run by a real Storm 1.2.4 supervisor's Java workers,
+each twice in the same test: one copy fetches its requests from ``pynimbus drpc``, the other
+from Storm 1.2.4's own DRPC daemon (each topology's ``drpc.servers``/``drpc.invocations.port``),
+and both answer the same questions the same (the word counts, which grow while the test asks,
+in the same shape).
 
 Opt-in like ``test_real_topologies.py``: ``PYNIMBUS_COMPAT=1`` (``tox -e compat``), plus Java,
 ``mvn``, Debian's ZooKeeper and the Storm jars; otherwise skipped with the reason.
