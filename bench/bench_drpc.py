@@ -12,19 +12,30 @@ get from each server, not Storm's own best; a run reports after ``--warmup`` sec
 ``--window`` seconds.  Resident memory (VmRSS, VmHWM) is the server process's alone: pynimbus
 drpc's Python, Storm's JVM (``-Xmx384m``).
 
-Not measured here yet: the same through a Java ``BasicDRPCTopology`` on real Java workers and
-a Python DRPC topology on Python workers (the issue's fuller comparison).
+With ``--answerer java-topology`` the requests are ``exclamation`` questions and storm-starter
+1.2.2's ``BasicDRPCTopology`` answers them instead of the responder threads: one copy per
+server, submitted with the stock ``storm jar`` to pynimbus (1.x mode, on a test ZooKeeper) and
+run by a real Storm 1.2.4 supervisor's Java workers, one worker each; the callers are the same.
+
+With ``--answerer python-topology`` the same ``exclamation`` questions are answered by
+storm-starter's ManualDRPC in Python (``tests/drpc_programs/exclamation.py``: the DRPC spout,
+a bolt adding "!", the return bolt) on ``pynimbus dev``'s Python workers, one copy per server
+(``pynimbus submit`` with the server's ``drpc.servers`` and ``drpc.invocations.port``).
 
 Run: ``python bench/bench_drpc.py [--sides pynimbus,storm] [--callers 4] [--responders 2]
-[--window 10] [--warmup 3] [--runs 1]``.  Storm's side needs Java 17 and the storm-core 1.2.4
-jars (Maven Central, cached in ``.cache/``); without them it is skipped with the reason.
-Asserts nothing.
+[--answerer python|java-topology|python-topology] [--window 10] [--warmup 3] [--runs 1]``.
+Storm's side needs Java 17 and the storm-core 1.2.4 jars (Maven Central, cached in
+``.cache/``; the Java topology also storm-starter 1.2.2 and Debian's ZooKeeper); without them
+it is skipped with the reason.  Asserts nothing.
 """
 
 import argparse
+import contextlib
 import os
+import pathlib
 import statistics
 import sys
+import tempfile
 import threading
 import time
 
@@ -55,8 +66,10 @@ def process_memory_kib(pid):
 class Load(object):
     """Callers and responders against one server until :meth:`stop`."""
 
-    def __init__(self, port, invocations_port, callers, responders, poll_secs):
+    def __init__(self, port, invocations_port, callers, responders, poll_secs,
+                 function="echo"):
         self.port, self.invocations_port = port, invocations_port
+        self.function = function
         self.poll_secs = poll_secs
         self.stopping = threading.Event()
         self.lock = threading.Lock()
@@ -84,14 +97,14 @@ class Load(object):
                 args = "%d-%d" % (index, n)
                 started = time.monotonic()
                 try:
-                    answer = client.execute("echo", args)
+                    answer = client.execute(self.function, args)
                 except TException:
                     with self.lock:
                         self.errors += 1
                     continue
                 ended = time.monotonic()
                 with self.lock:
-                    if answer != args:
+                    if answer != (args if self.function == "echo" else args + "!"):
                         self.errors += 1
                     self.samples.append((ended, ended - started))
 
@@ -115,8 +128,10 @@ class Load(object):
                 1000 * p99)
 
 
-def measure(port, invocations_port, pid, args):
-    load = Load(port, invocations_port, args.callers, args.responders, args.poll_ms / 1000.0)
+def measure(port, invocations_port, pid, args, responders=None, function="echo"):
+    load = Load(port, invocations_port, args.callers,
+                args.responders if responders is None else responders,
+                args.poll_ms / 1000.0, function)
     load.start()
     try:
         time.sleep(args.warmup)
@@ -132,7 +147,6 @@ def measure(port, invocations_port, pid, args):
 
 
 def run_pynimbus(args, workdir):
-    import pathlib
     server = DRPCProcess(pathlib.Path(workdir), "drpc.request.timeout.secs=60")
     try:
         server.wait_serving()
@@ -150,6 +164,83 @@ def run_storm(args, workdir):
         server.stop()
 
 
+def print_run(side, run, figures):
+    print("%-8s run %d: %8.0f calls/s  p50 %6.2f ms  p99 %6.2f ms  RSS %s KiB (peak %s)  "
+          "errors %d" % (side, run + 1, figures["rate"], figures["p50"] or 0,
+                         figures["p99"] or 0, figures["rss"], figures["hwm"],
+                         figures["errors"]))
+
+
+def measure_topologies(args, ours, theirs):
+    """``{side: [figures]}`` of the exclamation topologies answering behind each server."""
+    out = {}
+    for side, server in (("pynimbus", ours), ("storm", theirs)):
+        with DRPCClient(LOOPBACK, server.port, timeout=300) as client:
+            client.execute("exclamation", "warm")  # the topology is up
+        out[side] = [measure(server.port, server.invocations_port, server.process.pid, args,
+                             responders=0, function="exclamation")
+                     for _ in range(args.runs)]
+    return out
+
+
+@contextlib.contextmanager
+def both_servers(workdir):
+    """pynimbus drpc and Storm 1.2.4's DRPC daemon, started."""
+    with contextlib.ExitStack() as stack:
+        ours = DRPCProcess(pathlib.Path(workdir), "drpc.request.timeout.secs=240")
+        stack.callback(ours.stop)
+        ours.wait_serving()
+        theirs = storm_drpc.StormDRPC(conf={"drpc.request.timeout.secs": 240})
+        theirs.start()
+        stack.callback(theirs.stop)
+        yield ours, theirs
+
+
+def run_java_topologies(args):
+    """Both servers at once, each answered by its own BasicDRPCTopology on real Java workers;
+    ``{side: figures}`` measured one side after the other."""
+    from compat import real_storm
+    from compat.test_real_drpc import DRPCCluster
+    from zookeeper_server import ZooKeeperServer
+    reason = real_storm.unavailable_reason("1.x") or storm_drpc.unavailable_reason()
+    if reason:
+        print("java-topology: skipped: %s" % reason)
+        return {}
+    with tempfile.TemporaryDirectory(prefix="pynimbus-bench-drpc-") as workdir, \
+            ZooKeeperServer() as zookeeper, both_servers(workdir) as (ours, theirs):
+        DRPCCluster.invocation_ports = {"exclamation-pynimbus": ours.invocations_port,
+                                        "exclamation-storm": theirs.invocations_port}
+        names = sorted(DRPCCluster.invocation_ports)
+        with DRPCCluster.started("1.x", zookeeper, workdir, names, slots=2, parallel=2):
+            return measure_topologies(args, ours, theirs)
+
+
+def run_python_topologies(args):
+    """Both servers at once, each answered by the Python ManualDRPC on pynimbus dev's
+    Python workers; ``{side: figures}``."""
+    from nimbus_process import NimbusProcess, free_port
+    from test_drpc_topologies import submit
+    reason = storm_drpc.unavailable_reason()
+    if reason:
+        print("python-topology: skipped: %s" % reason)
+        return {}
+    with tempfile.TemporaryDirectory(prefix="pynimbus-bench-drpc-") as workdir, \
+            both_servers(workdir) as (ours, theirs):
+        dev = NimbusProcess(workdir, dev_supervisor=True, options=[
+            "supervisor.slots.ports=[%d, %d]" % (free_port(), free_port())])
+        dev.start(timeout=60)
+        try:
+            for side, server in (("pynimbus", ours), ("storm", theirs)):
+                project = pathlib.Path(workdir) / side
+                project.mkdir()
+                submit(dev, project, "exclamation:ExclamationDRPC", "exclamation-" + side,
+                       '-c', 'drpc.servers=["%s"]' % LOOPBACK,
+                       "-c", "drpc.invocations.port=%d" % server.invocations_port)
+            return measure_topologies(args, ours, theirs)
+        finally:
+            dev.stop()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sides", default="pynimbus,storm")
@@ -159,9 +250,10 @@ def main(argv=None):
     parser.add_argument("--window", type=float, default=10.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--answerer", default="python",
+                        choices=("python", "java-topology", "python-topology"))
     args = parser.parse_args(argv)
     import logging
-    import tempfile
     # thrift's socket logs each refused connection while a server starts
     logging.getLogger("thrift.transport.TSocket").setLevel(logging.CRITICAL)
     sides = [s.strip() for s in args.sides.split(",") if s.strip()]
@@ -169,6 +261,17 @@ def main(argv=None):
           "window %.0f s, %d run(s) per side" % (args.callers, args.responders, args.poll_ms,
                                                  args.warmup, args.window, args.runs))
     results = {}
+    if args.answerer != "python":
+        if args.answerer == "java-topology":
+            print("answered by storm-starter's BasicDRPCTopology on real Storm 1.2.4 workers")
+            results = run_java_topologies(args)
+        else:
+            print("answered by ManualDRPC in Python on pynimbus dev's Python workers")
+            results = run_python_topologies(args)
+        for side, runs in results.items():
+            for run, figures in enumerate(runs):
+                print_run(side, run, figures)
+        sides = []
     for side in sides:
         if side == "storm":
             reason = storm_drpc.unavailable_reason()
@@ -179,10 +282,7 @@ def main(argv=None):
             with tempfile.TemporaryDirectory(prefix="pynimbus-bench-drpc-") as workdir:
                 figures = (run_pynimbus if side == "pynimbus" else run_storm)(args, workdir)
             results.setdefault(side, []).append(figures)
-            print("%-8s run %d: %8.0f calls/s  p50 %6.2f ms  p99 %6.2f ms  RSS %s KiB "
-                  "(peak %s)  errors %d" % (side, run + 1, figures["rate"], figures["p50"] or 0,
-                                            figures["p99"] or 0, figures["rss"],
-                                            figures["hwm"], figures["errors"]))
+            print_run(side, run, figures)
     medians = {side: {k: statistics.median(r[k] for r in runs if r[k] is not None)
                       for k in ("rate", "p50", "p99", "rss")}
                for side, runs in results.items()}

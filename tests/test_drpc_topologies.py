@@ -33,14 +33,16 @@ def dev(tmp_path_factory):
         nimbus.stop()
 
 
-def submit(dev, tmp_path, program, name):
+def submit(dev, tmp_path, program, name, *options):
+    """``pynimbus submit program --name name --wait`` (and ``options``) from a streamparse
+    project holding the program's module in ``src/``."""
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)  # a streamparse project: its components in src/
     module = program.partition(":")[0]
     shutil.copy(os.path.join(PROGRAMS, module + ".py"), str(project / "src" / (module + ".py")))
     result = subprocess.run(
         [sys.executable, "-m", "pynimbus.cli", "submit", program, "--name", name,
-         "--nimbus", "127.0.0.1:%d" % dev.port, "--wait"],
+         "--nimbus", "127.0.0.1:%d" % dev.port, "--wait"] + list(options),
         cwd=str(project), env=child_env(), capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
 
