@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 from thrift.Thrift import TException  # noqa: E402
 
 from compat import storm_drpc  # noqa: E402
-from drpc_process import DRPCProcess  # noqa: E402
+from drpc_process import serving  # noqa: E402
 from pynimbus.drpc import DRPCClient, DRPCInvocationsClient  # noqa: E402
 
 LOOPBACK = "127.0.0.1"
@@ -147,12 +147,8 @@ def measure(port, invocations_port, pid, args, responders=None, function="echo")
 
 
 def run_pynimbus(args, workdir):
-    server = DRPCProcess(pathlib.Path(workdir), "drpc.request.timeout.secs=60")
-    try:
-        server.wait_serving()
+    with serving(pathlib.Path(workdir), "drpc.request.timeout.secs=60") as server:
         return measure(server.port, server.invocations_port, server.process.pid, args)
-    finally:
-        server.stop()
 
 
 def run_storm(args, workdir):
@@ -187,9 +183,8 @@ def measure_topologies(args, ours, theirs):
 def both_servers(workdir):
     """pynimbus drpc and Storm 1.2.4's DRPC daemon, started."""
     with contextlib.ExitStack() as stack:
-        ours = DRPCProcess(pathlib.Path(workdir), "drpc.request.timeout.secs=240")
-        stack.callback(ours.stop)
-        ours.wait_serving()
+        ours = stack.enter_context(serving(pathlib.Path(workdir),
+                                           "drpc.request.timeout.secs=240"))
         theirs = storm_drpc.StormDRPC(conf={"drpc.request.timeout.secs": 240})
         theirs.start()
         stack.callback(theirs.stop)

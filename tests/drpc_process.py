@@ -1,6 +1,7 @@
 """``python -m pynimbus.cli drpc`` as a process on free loopback ports, and the calls the
 tests make of it (shared by the DRPC tests and the compat tests of Storm's own clients)."""
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -85,3 +86,15 @@ def fetch(server, function, timeout=10.0):
                 return request
             time.sleep(0.01)
     pytest.fail("no request of %s came" % function)
+
+
+@contextlib.contextmanager
+def serving(directory, *options):
+    """A :class:`DRPCProcess` in ``directory`` with ``-c`` ``options``, serving; stopped
+    after."""
+    server = DRPCProcess(directory, *options)
+    try:
+        server.wait_serving()
+        yield server
+    finally:
+        server.stop()

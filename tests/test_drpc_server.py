@@ -14,19 +14,15 @@ import time
 import pytest
 from thrift.transport.TTransport import TTransportException
 
-from drpc_process import LOOPBACK, DRPCPorts, DRPCProcess, fetch
+from drpc_process import LOOPBACK, DRPCPorts, fetch, serving
 from pynimbus.generated.storm.ttypes import DRPCExceptionType, DRPCExecutionException
 from pynimbus_path import child_env
 
 
 @pytest.fixture
 def drpc(tmp_path):
-    server = DRPCProcess(tmp_path, "drpc.request.timeout.secs=2")
-    try:
-        server.wait_serving()
+    with serving(tmp_path, "drpc.request.timeout.secs=2") as server:
         yield server
-    finally:
-        server.stop()
 
 
 def call_in_thread(server, function, args):

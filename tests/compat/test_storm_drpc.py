@@ -15,7 +15,7 @@ import pytest
 
 from compat import storm_cli, topology_jars
 from compat.oracle import maven
-from drpc_process import LOOPBACK, DRPCProcess, fetch
+from drpc_process import LOOPBACK, fetch, serving
 
 ENABLED = os.environ.get("PYNIMBUS_COMPAT") == "1"
 
@@ -28,12 +28,8 @@ DRPC_CALL = "pynimbus.topologies.DrpcCall"
 
 @pytest.fixture
 def drpc(tmp_path):
-    server = DRPCProcess(tmp_path, "drpc.request.timeout.secs=3")
-    try:
-        server.wait_serving()
+    with serving(tmp_path, "drpc.request.timeout.secs=3") as server:
         yield server
-    finally:
-        server.stop()
 
 
 def client_jar(version):
