@@ -15,6 +15,7 @@ import pytest
 from thrift.transport.TTransport import TTransportException
 
 from drpc_process import LOOPBACK, DRPCPorts, fetch, serving
+from nimbus_process import free_port
 from pynimbus.generated.storm.ttypes import DRPCExceptionType, DRPCExecutionException
 from pynimbus_path import child_env
 
@@ -156,7 +157,8 @@ def test_the_drpc_client_command_says_what_went_wrong(drpc):
     server = ["--server", "%s:%d" % (LOOPBACK, drpc.port)]
     for argv, message in (
             (["words"] + server, "the arguments are pairs FUNCTION ARGUMENT; 1 given"),
-            (["-f", "words", "x"], "drpc.servers is not set"),
+            (["-f", "words", "x", "-c", "drpc.port=%d" % free_port()],
+             "cannot reach the DRPC server at localhost:"),
             (["-f", "nobody", "x"] + server,
              "DRPCExecutionException: Request timed out")):
         command = drpc_client_command(drpc, *argv)

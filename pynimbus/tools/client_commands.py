@@ -117,12 +117,14 @@ def add_client_commands(sub, common):
                     "each argument is one request of that function; without, the arguments "
                     "are pairs FUNCTION ARGUMENT.  Each answer prints as "
                     "'FUNCTION \"ARGUMENT\" => \"RESULT\"'.  The server is one of "
-                    "drpc.servers (at random, as Storm picks) on drpc.port, or --server.")
+                    "drpc.servers (at random, as Storm picks; localhost when unset) on "
+                    "drpc.port, or --server.")
     drpc.add_argument("-f", "--function", help="the function of every argument")
     drpc.add_argument("arguments", nargs="+", metavar="ARG",
                       help="the requests' arguments (pairs FUNCTION ARGUMENT without -f)")
     drpc.add_argument("--server", metavar="HOST[:PORT]",
-                      help="the DRPC server (default: one of drpc.servers, on drpc.port)")
+                      help="the DRPC server (default: one of drpc.servers, else localhost, on "
+                           "drpc.port)")
     drpc.add_argument("--timeout", type=float, default=DRPC_CALL_TIMEOUT_SECS, metavar="SECS",
                       help="seconds to wait for each answer (%(default)s)")
 
@@ -365,17 +367,12 @@ def drpc_requests(args):
 
 
 def drpc_server(args, conf, choose=random.choice):
-    """``(host, port)`` of ``--server``, else of one of ``drpc.servers`` on ``drpc.port``.
-
-    :raises CommandError: neither is set."""
+    """``(host, port)`` of ``--server``, else of one of ``drpc.servers`` on ``drpc.port``, else
+    of localhost (``pynimbus dev``'s; Storm's client fails without ``drpc.servers``)."""
     port = int(conf.get("drpc.port") or 3772)
     if args.server:
         return parse_host_port(args.server, port)
-    servers = conf.get("drpc.servers") or []
-    if not servers:
-        raise CommandError("no DRPC server: drpc.servers is not set (set it in storm.yaml or "
-                           "with -c 'drpc.servers=[\"HOST\"]'), nor --server HOST[:PORT]")
-    return choose(list(servers)), port
+    return choose(list(conf.get("drpc.servers") or ["localhost"])), port
 
 
 def drpc_client(args, conf, stdout):
@@ -384,7 +381,8 @@ def drpc_client(args, conf, stdout):
     try:
         client = DRPCClient(host, port, timeout=args.timeout)
     except (TTransportException, OSError) as e:
-        raise CommandError("cannot reach the DRPC server at %s:%d (%s)"
+        raise CommandError("cannot reach the DRPC server at %s:%d (%s): is `pynimbus dev` (or "
+                           "`pynimbus drpc`) running? Name another with --server HOST[:PORT]"
                            % (host, port, describe_failure(e)))
     with client:
         for function, argument in requests:
