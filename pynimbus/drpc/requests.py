@@ -39,9 +39,10 @@ def drpc_error(message, kind):
 
 class OutstandingRequest(object):
     """One request: its function, arguments and id, when it was made, whether it was fetched,
-    and ``on_answer(result_or_exception)`` called once when it is answered."""
+    and ``on_answer(result_or_exception)``, called once: answering takes the request out of
+    :attr:`DRPCRequests.requests`, and only what is there is answered."""
 
-    __slots__ = ("function", "args", "id", "start_ms", "fetched", "on_answer", "answered")
+    __slots__ = ("function", "args", "id", "start_ms", "fetched", "on_answer")
 
     def __init__(self, function, args, request_id, start_ms, on_answer):
         self.function = function
@@ -50,12 +51,6 @@ class OutstandingRequest(object):
         self.start_ms = start_ms
         self.fetched = False
         self.on_answer = on_answer
-        self.answered = False
-
-    def answer(self, value):
-        if not self.answered:
-            self.answered = True
-            self.on_answer(value)
 
 
 class DRPCRequests(object):
@@ -154,7 +149,7 @@ class DRPCRequests(object):
             queue.remove(request)
             if not queue:
                 del self.queues[request.function]
-        request.answer(value)
+        request.on_answer(value)
 
     def waiting(self, function=None):
         """How many requests wait for an answer (of ``function``, or of all)."""
