@@ -16,6 +16,7 @@ import trident_plans
 from pynimbus.trident import partition
 from pynimbus.trident.batch_coordination import MasterBatchCoordinator, TridentSpoutCoordinator
 from pynimbus.trident.batch_executor import TridentBoltExecutor, TridentSpoutExecutor
+from pynimbus.trident.drpc import DRPCSpout, RichSpoutBatchTriggerer
 from pynimbus.trident.partitioned_spout import (
     OpaquePartitionedTridentSpoutExecutor, PartitionedTridentSpoutExecutor)
 from pynimbus.trident.spout import BatchSpoutExecutor
@@ -34,6 +35,8 @@ JAVA_CLASS = {
     BatchSpoutExecutor: TRIDENT + "spout.BatchSpoutExecutor",
     PartitionedTridentSpoutExecutor: TRIDENT + "spout.PartitionedTridentSpoutExecutor",
     OpaquePartitionedTridentSpoutExecutor: TRIDENT + "spout.OpaquePartitionedTridentSpoutExecutor",
+    RichSpoutBatchTriggerer: TRIDENT + "spout.RichSpoutBatchTriggerer",
+    DRPCSpout: "org.apache.storm.drpc.DRPCSpout",
 }
 GROUPING_CLASSES = {
     partition.IDENTITY_GROUPING_BYTES: partition.IDENTITY_GROUPING_CLASS,
@@ -82,6 +85,7 @@ def component_summary(component, obj, program):
         "json_conf": json.loads(common.json_conf) if common.json_conf is not None else None,
         "object": JAVA_CLASS[type(obj)],
         "wrapped": None, "coordination": None, "master": None, "spout_executor": None,
+        "batch_per_tuple": None,
         "streams": {s: {"fields": list(info.output_fields), "direct": info.direct}
                     for s, info in common.streams.items()},
         "inputs": sorted(({"component": g.componentId, "stream": g.streamId,
@@ -100,6 +104,10 @@ def component_summary(component, obj, program):
         summary["wrapped"] = TRIDENT + "spout.TridentSpoutCoordinator"
         summary["spout_executor"] = {"tx_state_id": obj.tx_state_id,
                                      "spout": JAVA_CLASS[type(obj.spout)]}
+    elif isinstance(obj, RichSpoutBatchTriggerer):
+        summary["batch_per_tuple"] = {"stream": obj.stream, "coord_stream": obj.coord_stream,
+                                      "spout": JAVA_CLASS[type(obj.delegate)],
+                                      "function": obj.delegate.get_function()}
     elif isinstance(obj, MasterBatchCoordinator):
         summary["master"] = {"managed_spout_ids": obj.managed_spout_ids,
                              "spouts": [JAVA_CLASS[type(s)] for s in obj.spouts]}

@@ -10,7 +10,7 @@ component confs, which interface they keep) is the same.
 from pynimbus.trident import (
     BaseAggregator, BaseFilter, BaseFunction, BaseStateUpdater, Consumer, FixedBatchSpout,
     FlatMapFunction, IBatchSpout, MapFunction, ReducerAggregator, TridentTopology)
-from pynimbus.trident.builtin import Count, FirstN, MapGet, Sum
+from pynimbus.trident.builtin import Count, FilterNull, FirstN, MapGet, Sum
 from pynimbus.trident.fields import Fields
 
 SCORE_ROWS = [["alice", 3], ["bob", 5], ["alice", 7], ["carol", 1], ["bob", 2]]
@@ -239,10 +239,40 @@ def persist_and_values(t):
         .each(Fields("word", "count"), PrintEachFunc(), Fields()))
 
 
+def drpc_word_count(t):
+    spout = fixed(["sentence"], 3, SENTENCE_ROWS)
+    spout.set_cycle(True)
+    counts = (t.new_stream("spout1", spout).parallelism_hint(16)
+              .each(Fields("sentence"), Split(), Fields("word"))
+              .group_by(Fields("word"))
+              .persistent_aggregate(PlanOnlyStateFactory(), Count(), Fields("count"))
+              .parallelism_hint(16))
+    (t.new_drpc_stream("words")
+        .each(Fields("args"), Split(), Fields("word"))
+        .group_by(Fields("word"))
+        .state_query(counts, Fields("word"), MapGet(), Fields("count"))
+        .each(Fields("count"), FilterNull())
+        .aggregate(Fields("count"), Sum(), Fields("sum")))
+
+
+def drpc_streams(t):
+    (t.new_drpc_stream("lengths")
+        .each(Fields("args"), StringLength(), Fields("len"))
+        .project(Fields("len")))
+    (t.new_drpc_stream("counts").parallelism_hint(3)
+        .each(Fields("args"), Split(), Fields("word"))
+        .shuffle()
+        .group_by(Fields("word"))
+        .aggregate(Count(), Fields("count")).parallelism_hint(2))
+    (t.new_drpc_stream("same")
+        .name("same-stage")
+        .each(Fields("args"), TrueFilter()))
+
+
 SCENARIOS = {f.__name__: f for f in (
     seed_example, seed_example_uncapped, word_count, word_count_uncapped, join, merge, named,
     state_query_beside_persist, two_batch_groups, operations, aggregations,
-    persist_and_values)}
+    persist_and_values, drpc_word_count, drpc_streams)}
 
 
 def build(name):

@@ -12,7 +12,8 @@ from pynimbus.clojure_port.system_topology import (
     SYSTEM_COMPONENT_ID as TICK_COMPONENT, SYSTEM_TICK_STREAM_ID as TICK_STREAM)
 from pynimbus.trident.fields import Fields
 from pynimbus.trident.operation import FailedException, ReportedFailedException
-from pynimbus.trident.transaction_attempt import TransactionAttempt, as_transaction_attempt
+from pynimbus.trident.transaction_attempt import (
+    TransactionAttempt, as_batch_id, as_transaction_attempt)
 
 TOPOLOGY_TICK_TUPLE_FREQ_SECS = "topology.tick.tuple.freq.secs"
 TICK_FREQ_SECS = 5  # TridentBoltExecutor.getComponentConfiguration
@@ -235,7 +236,7 @@ class TridentBoltExecutor(object):
         except FailedException as e:
             self._fail_batch(tracked, e)
             success = False
-        self.batches.remove(tracked.info.batch_id.txid)
+        self.batches.remove(tracked.info.batch_id.get_id())
         return success
 
     def _check_finish(self, tracked, tuple_, tuple_type):
@@ -277,12 +278,15 @@ class TridentBoltExecutor(object):
             self.collector.ack(tuple_)
             return
         batch_id = tuple_.values[0]
-        if batch_id.__class__ is not TransactionAttempt:  # from another worker: a list
-            batch_id = as_transaction_attempt(batch_id)
-        tracked = self.batches.get(batch_id.txid)
+        if batch_id.__class__ is TransactionAttempt:
+            key = batch_id.txid
+        else:  # a DRPC request's batch, or an id from another worker
+            batch_id = as_batch_id(batch_id)
+            key = batch_id.get_id()
+        tracked = self.batches.get(key)
         if tracked is not None:
             if batch_id.attempt_id > tracked.attempt_id:
-                self.batches.remove(batch_id.txid)
+                self.batches.remove(key)
                 tracked = None
             elif batch_id.attempt_id < tracked.attempt_id:
                 return  # an older attempt's tuple: dropped, never acked (as in Storm)
@@ -291,7 +295,7 @@ class TridentBoltExecutor(object):
                 BatchInfo(batch_group, batch_id, self.bolt.init_batch_state(batch_group,
                                                                             batch_id)),
                 self.coord_conditions[batch_group], batch_id.attempt_id)
-            self.batches.put(batch_id.txid, tracked)
+            self.batches.put(key, tracked)
         self.coord_collector.curr_batch = tracked
         try:
             cond = tracked.condition

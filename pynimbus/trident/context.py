@@ -68,6 +68,21 @@ class TridentTopologyContext(object):
         common = self._common(component_id)
         return Fields(common.streams[stream].output_fields)
 
+    def drpc_requests(self, function, local_drpc_id=None):
+        """The requests of the DRPC ``function`` for this task's DRPC spout (the servers of
+        ``drpc.servers``, or the in-process DRPC ``local_drpc_id``): an object with
+        ``fetch() -> (args, return_info, message_id) or None``, ``fail(message_id)`` and
+        ``close()``.  The worker's and the test harness's contexts give one."""
+        raise RuntimeError("no DRPC server is reachable from this context (DRPC function %r)"
+                           % function)
+
+    def drpc_return(self, host, port, request_id, result):
+        """Return ``result`` (text) for the request ``request_id`` of the server at ``host``
+        and ``port`` (or of the in-process DRPC whose service id is ``host``), without
+        blocking."""
+        raise RuntimeError("no DRPC server is reachable from this context (request %r)"
+                           % request_id)
+
     def set_task_data(self, name, value):
         self._task_data[name] = value
 
@@ -98,13 +113,15 @@ class TridentOperationContext(object):
 
 
 class TridentMultiReducerContext(object):
-    """``TridentMultiReducerContext``: each input stream's layout."""
+    """``TridentMultiReducerContext``: each input stream's layout, and the task's topology
+    context (for the DRPC results reducer)."""
 
-    def __init__(self, factories):
+    def __init__(self, factories, topology_context=None):
         self.factories = list(factories)
+        self.topology_context = topology_context
 
     def with_factories(self, factories):
-        return TridentMultiReducerContext(factories)
+        return TridentMultiReducerContext(factories, self.topology_context)
 
     def make_projection_factory(self, stream_index, fields):
         return ProjectionFactory(self.factories[stream_index], fields)

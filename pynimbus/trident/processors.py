@@ -356,7 +356,7 @@ class MultiReducerProcessor(TridentProcessor):
                             for i, fields in enumerate(self.input_fields)]
         self.collector = FreshCollector(trident_context)
         self.state_index = trident_context.state_index
-        self.reducer.prepare(conf, TridentMultiReducerContext(self.projections))
+        self.reducer.prepare(conf, TridentMultiReducerContext(self.projections, context))
 
     def cleanup(self):
         self.reducer.cleanup()

@@ -1,21 +1,27 @@
 """``TridentTopology``: a Trident program, and ``build()``, its plan as a Storm topology (pure).
 
-Port of 1.2.4 ``trident/TridentTopology`` (``newStream``, ``newStaticState``, ``multiReduce``,
-``merge``, ``join``, ``build`` and its helpers ``genSpoutIds``, ``genBoltIds``,
+Port of 1.2.4 ``trident/TridentTopology`` (``newStream``, ``newDRPCStream``, ``newStaticState``,
+``multiReduce``, ``merge``, ``join``, ``build`` and its helpers ``completeDRPC``,
+``checkValidJoins``, ``genSpoutIds``, ``genBoltIds``,
 ``getGroupName``, ``getGroupParallelisms``, ``extraPartitionInputs``, ``makeIdentityPartition``)
 and ``trident/graph/{Group,GraphGrouper}``: the same graph, groups, merges, identity partitions,
 batch groups, parallelisms and ids as Storm's planner, which
 :mod:`pynimbus.trident.topology_builder` turns into the Storm topology.
 
-Deliberate difference: Storm keeps groups and nodes in sets ordered by random ids where their
+Deliberate differences: Storm keeps groups and nodes in sets ordered by random ids where their
 order changes nothing of the plan; here they keep their insertion order, so a plan is the same
-on every run (Storm's is too, for every program checked against it).
+on every run (Storm's is too, for every program checked against it).  ``completeDRPC`` numbers
+the streams it adds from a copy of the topology's counter, where Storm's advances the
+topology's own: building a program twice gives the same topology twice (Storm's second build
+of a DRPC program names those streams anew).
 """
+
+import copy
 
 from pynimbus.trident import partition
 from pynimbus.trident.fields import Fields, as_fields, fields_subtract
 from pynimbus.trident.graph import (
-    BATCH, DirectedGraph, IndexedEdge, Node, NodeStateInfo,
+    BATCH, DRPC, DirectedGraph, IndexedEdge, Node, NodeStateInfo,
     PartitionNode, ProcessorNode, SpoutNode, StateSpec, UniqueIdGen, get_children, get_parent,
     get_parents)
 from pynimbus.trident.operation_impl import (
@@ -76,6 +82,17 @@ class TridentTopology(object):
         fields = as_fields(spout.get_output_fields())
         node = SpoutNode(self._unique_stream_id(), fields, tx_id, spout, BATCH)
         return self._add_node(node)
+
+    def new_drpc_stream(self, function, local_drpc=None):
+        """``newDRPCStream(function[, localDrpc])``: the requests of the DRPC ``function``,
+        each a batch of one tuple ``[args]``; what the stream's last operation emits for the
+        batch is the request's result (a JSON list of the tuples), returned when the batch
+        ends.  ``local_drpc``: an in-process DRPC to take the requests from."""
+        from pynimbus.trident.drpc import DRPCSpout
+
+        spout = DRPCSpout(function, local_drpc)
+        node = SpoutNode(self._unique_stream_id(), spout.get_output_fields(), None, spout, DRPC)
+        return self._add_node(node).project(["args"])
 
     def new_static_state(self, state):
         """``newStaticState``: a state no stream writes, to query."""
@@ -193,6 +210,7 @@ class TridentTopology(object):
         from pynimbus.trident.topology_builder import TridentTopologyBuilder
 
         graph = self._graph.clone()
+        _complete_drpc(graph, self._colocate, self._gen)
         spout_nodes, bolt_nodes = [], []
         for n in graph.vertex_set():
             if isinstance(n, SpoutNode):
@@ -269,6 +287,12 @@ class TridentTopology(object):
         builder = TridentTopologyBuilder(program)
         for sn in spout_nodes:
             spout = sn.spout
+            if sn.type == DRPC:
+                declarer = builder.set_batch_per_tuple_spout(
+                    spout_ids[sn], sn.stream_id, spout, parallelisms[grouper.node_group(sn)],
+                    batch_group_map[sn])
+                declarer.declare_resources(dict(self._resource_defaults, **sn.get_resources()))
+                continue
             if is_batch_spout(spout):
                 spout = BatchSpoutExecutor(spout)
             declarer = builder.set_spout(spout_ids[sn], sn.stream_id, sn.tx_id, spout,
@@ -450,8 +474,46 @@ def _extra_partition_inputs(g):
 
 
 def _gen_spout_ids(spout_nodes):
-    """``genSpoutIds``: ``spout-<txId>``."""
-    return {n: "spout-%s" % n.tx_id for n in spout_nodes}
+    """``genSpoutIds``: ``spout-<txId>``, and ``spout-<function><n>`` for DRPC streams."""
+    ret = {}
+    counter = 0
+    for n in spout_nodes:
+        if n.type == BATCH:
+            ret[n] = "spout-%s" % n.tx_id
+        else:
+            ret[n] = "spout-%s%d" % (n.spout.get_function(), counter)
+            counter += 1
+    return ret
+
+
+def _complete_drpc(graph, colocate, gen):
+    """``completeDRPC``: each part of ``graph`` fed by a DRPC stream ends in the reducer that
+    returns its last operation's tuples to the request's server.
+
+    :raises PlanningError: a part mixing DRPC and batch spouts (Storm's message)."""
+    from pynimbus.trident.drpc import ReturnResultsReducer
+
+    connected = graph.connected_sets()
+    for g in connected:
+        _check_valid_joins(g)
+    helper = TridentTopology()
+    helper._graph, helper._colocate, helper._gen = graph, colocate, copy.copy(gen)
+    for g in connected:
+        drpc_node = next((n for n in g if isinstance(n, SpoutNode) and n.type == DRPC), None)
+        if drpc_node is None:
+            continue
+        last = max(g, key=lambda n: n.creation_index)
+        streams = [Stream(helper, None, drpc_node).project(["return-info"]).batch_global(),
+                   Stream(helper, None, last).batch_global()]
+        helper.multi_reduce([s.get_output_fields() for s in streams], streams,
+                            ReturnResultsReducer(), [])
+
+
+def _check_valid_joins(nodes):
+    """``checkValidJoins``."""
+    types = {n.type for n in nodes if isinstance(n, SpoutNode)}
+    if BATCH in types and DRPC in types:
+        raise PlanningError("Cannot join DRPC stream with streams originating from other spouts")
 
 
 def _gen_bolt_ids(groups):

@@ -1,9 +1,10 @@
 """``TridentTopologyBuilder``: a plan's spouts and batch bolts as a Storm topology (pure).
 
-Port of 1.2.4 ``trident/topology/TridentTopologyBuilder`` (``setSpout``, ``setBolt``,
-``fleshOutStreamBatchIds``, ``buildTopology``) with the part of ``TopologyBuilder`` it uses:
-``$mastercoord-<bg>`` spouts, ``$spoutcoord-<spout>`` bolts, the spout executors and the
-``b-<n>`` bolts, their streams (from each object's ``declare_output_fields``), their inputs,
+Port of 1.2.4 ``trident/topology/TridentTopologyBuilder`` (``setSpout``,
+``setBatchPerTupleSpout``, ``setBolt``, ``fleshOutStreamBatchIds``, ``buildTopology``) with the
+part of ``TopologyBuilder`` it uses: ``$mastercoord-<bg>`` spouts, ``$spoutcoord-<spout>`` bolts,
+the spout executors, the DRPC streams' ``RichSpoutBatchTriggerer`` spouts and the ``b-<n>``
+bolts, their streams (from each object's ``declare_output_fields``), their inputs,
 parallelism hints and component confs (``json_conf`` as Java's JSON writer gives it).
 
 Storm serializes each component's Java object into the topology; a Python plan names instead
@@ -24,6 +25,7 @@ from pynimbus.trident.batch_coordination import (
 from pynimbus.trident.batch_executor import (
     CoordSpec, CoordType, TridentBoltExecutor, TridentSpoutExecutor, coord_stream)
 from pynimbus.trident.command import TRIDENT_COMMAND
+from pynimbus.trident.drpc import RichSpoutBatchTriggerer
 from pynimbus.trident.graph import (
     TOPOLOGY_COMPONENT_CPU_PCORE_PERCENT as CPU,
     TOPOLOGY_COMPONENT_RESOURCES_OFFHEAP_MEMORY_MB as OFFHEAP,
@@ -35,7 +37,7 @@ SPOUT_COORD_PREFIX = "$spoutcoord-"
 TridentPlan = collections.namedtuple("TridentPlan", "topology components")
 TridentPlan.__doc__ = """A built Trident program: ``topology`` the Storm topology (Thrift),
 ``components`` ``{component id: the object that runs it}`` (a ``MasterBatchCoordinator``, a
-``TridentSpoutCoordinator`` or a ``TridentBoltExecutor``)."""
+``RichSpoutBatchTriggerer``, a ``TridentSpoutCoordinator`` or a ``TridentBoltExecutor``)."""
 
 
 def master_coordinator(batch_group):
@@ -79,7 +81,7 @@ class ConfigurationDeclarer(object):
 
 
 class _SpoutComponent(ConfigurationDeclarer):
-    def __init__(self, spout, stream_name, parallelism, tx_state_id, batch_group):
+    def __init__(self, spout, stream_name, parallelism, tx_state_id=None, batch_group=None):
         super().__init__()
         self.spout = spout
         self.stream_name = stream_name
@@ -108,12 +110,21 @@ class TridentTopologyBuilder(object):
         self.program = program
         self._batch_ids = {}   # (component, stream) -> batch group
         self._spouts = {}      # id -> _SpoutComponent, in insertion order
+        self._batch_per_tuple_spouts = {}
         self._bolts = {}
 
     def set_spout(self, spout_id, stream_name, tx_state_id, spout, parallelism, batch_group):
         self._batch_ids[(spout_id, stream_name)] = batch_group
         component = _SpoutComponent(spout, stream_name, parallelism, tx_state_id, batch_group)
         self._spouts[spout_id] = component
+        return component
+
+    def set_batch_per_tuple_spout(self, spout_id, stream_name, spout, parallelism, batch_group):
+        """``setBatchPerTupleSpout``: a rich spout (a DRPC stream's) whose every tuple is a
+        batch."""
+        self._batch_ids[(spout_id, stream_name)] = batch_group
+        component = _SpoutComponent(spout, stream_name, parallelism, None, batch_group)
+        self._batch_per_tuple_spouts[spout_id] = component
         return component
 
     def set_bolt(self, bolt_id, bolt, parallelism, committer_batches, batch_groups):
@@ -167,6 +178,14 @@ class TridentTopologyBuilder(object):
             objects[spout_id] = executor
             bolts[spout_id] = self._bolt(executor, c.parallelism, inputs, c.component_confs)
 
+        for spout_id in java_hashmap_order(list(self._batch_per_tuple_spouts)):
+            c = self._batch_per_tuple_spouts[spout_id]
+            triggerer = RichSpoutBatchTriggerer(c.spout, c.stream_name, c.batch_group_id)
+            objects[spout_id] = triggerer
+            spouts[spout_id] = SpoutSpec(
+                spout_object=self._object(),
+                common=self._common(triggerer, c.parallelism, [], c.component_confs))
+
         for batch in java_hashmap_order(list(batches_to_commit_ids)):
             master = MasterBatchCoordinator(batches_to_commit_ids[batch],
                                             batches_to_spouts[batch])
@@ -182,7 +201,9 @@ class TridentTopologyBuilder(object):
             subscriptions = [(component, stream) for component, stream, _g in c.declarations]
             for component, stream in subscriptions:
                 spec = specs.setdefault(batch_ids_for_bolts[(component, stream)], CoordSpec())
-                spec.coords[component] = CoordType.all()
+                spec.coords[component] = (CoordType.single()
+                                          if component in self._batch_per_tuple_spouts
+                                          else CoordType.all())
             for b in c.committer_batches:
                 specs[b].commit_stream = (master_coordinator(b), COMMIT_STREAM_ID)
             executor = TridentBoltExecutor(c.bolt, batch_ids_for_bolts, specs)

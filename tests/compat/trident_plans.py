@@ -25,7 +25,7 @@ MAIN_CLASS = topology_jars.PACKAGE + ".TridentPlans"
 SCENARIOS = (
     "seed_example", "seed_example_uncapped", "word_count", "word_count_uncapped", "join",
     "merge", "named", "state_query_beside_persist", "two_batch_groups", "operations",
-    "aggregations", "persist_and_values",
+    "aggregations", "persist_and_values", "drpc_word_count", "drpc_streams",
 )
 GOLDENS_DIR = os.path.join(REPO, "tests", "compat", "goldens")
 

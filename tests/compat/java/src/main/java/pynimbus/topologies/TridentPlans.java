@@ -32,6 +32,7 @@ import org.apache.storm.trident.operation.MapFunction;
 import org.apache.storm.trident.operation.ReducerAggregator;
 import org.apache.storm.trident.operation.TridentCollector;
 import org.apache.storm.trident.operation.builtin.Count;
+import org.apache.storm.trident.operation.builtin.FilterNull;
 import org.apache.storm.trident.operation.builtin.FirstN;
 import org.apache.storm.trident.operation.builtin.MapGet;
 import org.apache.storm.trident.operation.builtin.Sum;
@@ -269,6 +270,36 @@ public class TridentPlans {
                 .each(new Fields("word", "count"), new PrintEachFunc(), new Fields());
         });
 
+        s.put("drpc_word_count", topology -> {
+            FixedBatchSpout spout = fixed(new Fields("sentence"), 3, oneFieldRows());
+            spout.setCycle(true);
+            TridentState counts = topology.newStream("spout1", spout).parallelismHint(16)
+                .each(new Fields("sentence"), new Split(), new Fields("word"))
+                .groupBy(new Fields("word"))
+                .persistentAggregate(new MemoryMapState.Factory(), new Count(), new Fields("count"))
+                .parallelismHint(16);
+            topology.newDRPCStream("words")
+                .each(new Fields("args"), new Split(), new Fields("word"))
+                .groupBy(new Fields("word"))
+                .stateQuery(counts, new Fields("word"), new MapGet(), new Fields("count"))
+                .each(new Fields("count"), new FilterNull())
+                .aggregate(new Fields("count"), new Sum(), new Fields("sum"));
+        });
+
+        s.put("drpc_streams", topology -> {
+            topology.newDRPCStream("lengths")
+                .each(new Fields("args"), new StringLength(), new Fields("len"))
+                .project(new Fields("len"));
+            topology.newDRPCStream("counts").parallelismHint(3)
+                .each(new Fields("args"), new Split(), new Fields("word"))
+                .shuffle()
+                .groupBy(new Fields("word"))
+                .aggregate(new Count(), new Fields("count")).parallelismHint(2);
+            topology.newDRPCStream("same")
+                .name("same-stage")
+                .each(new Fields("args"), new TrueFilter());
+        });
+
         return s;
     }
 
@@ -439,6 +470,18 @@ public class TridentPlans {
             spoutExecutor = se;
         }
         out.put("spout_executor", spoutExecutor);
+
+        Object batchPerTuple = null;
+        if (obj instanceof org.apache.storm.trident.spout.RichSpoutBatchTriggerer) {
+            Map<String, Object> bt = new TreeMap<String, Object>();
+            Object delegate = field(obj, "_delegate");
+            bt.put("stream", field(obj, "_stream"));
+            bt.put("coord_stream", field(obj, "_coordStream"));
+            bt.put("spout", className(delegate));
+            bt.put("function", field(delegate, "_function"));
+            batchPerTuple = bt;
+        }
+        out.put("batch_per_tuple", batchPerTuple);
         return out;
     }
 
