@@ -131,18 +131,21 @@ def clock():
     return FakeClock()
 
 
+def poll_until(predicate, timeout=10.0, what="condition", interval=0.02):
+    """Poll ``predicate`` until true; fail the test with ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %.1f s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
 @pytest.fixture
 def wait_until():
     """``wait_until(predicate, timeout, what)``: poll until true; fail with ``what`` on timeout."""
-    def wait(predicate, timeout=10.0, what="condition", interval=0.02):
-        deadline = time.monotonic() + timeout
-        while True:
-            if predicate():
-                return
-            if time.monotonic() > deadline:
-                pytest.fail("timed out after %.1f s waiting for %s" % (timeout, what))
-            time.sleep(interval)
-    return wait
+    return poll_until
 
 
 def dump_tree(backend, path="/"):

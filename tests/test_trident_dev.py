@@ -12,10 +12,7 @@ module:attr``, planned again by each worker and run with Storm's batch semantics
 
 import json
 import os
-import shutil
 import signal
-import subprocess
-import sys
 
 import pytest
 
@@ -23,10 +20,8 @@ from nimbus_process import NimbusProcess, free_port
 from pynimbus.supervisor import worker_dirs
 from pynimbus.supervisor.daemon import process_alive, send_signal
 from pynimbus.thrift.client import NimbusClient
-from pynimbus_path import child_env
+from trident_cluster import kill_topology, submit, topology_errors, worker_logs
 from trident_programs import exactly_once, operations, seed, wordcount
-
-PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trident_programs")
 
 
 @pytest.fixture(scope="module")
@@ -48,50 +43,6 @@ def dev(tmp_path_factory):
             for pid in worker_dirs.worker_pids(nimbus.conf, worker_id):
                 if process_alive(pid):
                     send_signal(pid, signal.SIGKILL)
-
-
-def submit(dev, tmp_path, program, name, environment, *options):
-    """``pynimbus submit program --name name`` from a project directory holding the
-    program's module, as a user runs it; ``environment`` is the submitter's and the
-    topology's (``topology.environment``: the program reads it in its workers)."""
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    module = program.partition(":")[0]
-    shutil.copy(os.path.join(PROGRAMS, module + ".py"), project / (module + ".py"))
-    command = [sys.executable, "-m", "pynimbus.cli", "submit", program, "--name", name,
-               "--nimbus", "127.0.0.1:%d" % dev.port, "-c", "topology.workers=2",
-               "-c", "topology.trident.batch.emit.interval.millis=50",
-               "-c", "topology.environment=%s" % json.dumps(environment)]
-    for option in options:
-        command += ["-c", option]
-    result = subprocess.run(command, cwd=str(project), env=dict(child_env(), **environment),
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Submitted topology: %s" % name in result.stdout
-
-
-def kill_topology(dev, name):
-    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
-        from pynimbus.generated.storm.ttypes import KillOptions
-        client.killTopologyWithOpts(name, KillOptions(wait_secs=0))
-
-
-def worker_logs(dev, name):
-    root = os.path.join(dev.conf["storm.local.dir"], "logs", "workers-artifacts")
-    text = []
-    for storm_id in os.listdir(root) if os.path.isdir(root) else ():
-        if storm_id.startswith(name + "-"):
-            for port in os.listdir(os.path.join(root, storm_id)):
-                with open(os.path.join(root, storm_id, port, "worker.log")) as f:
-                    text.append(f.read())
-    return "\n".join(text)
-
-
-def topology_errors(dev, name):
-    with NimbusClient("127.0.0.1", dev.port, timeout=10) as client:
-        [summary] = [t for t in client.getClusterInfo().topologies if t.name == name]
-        info = client.getTopologyInfo(summary.id)
-        return [e.error for errors in (info.errors or {}).values() for e in errors]
 
 
 def test_the_seed_example_gives_each_users_count_per_batch(dev, tmp_path, wait_until):

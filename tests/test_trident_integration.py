@@ -1,8 +1,8 @@
-"""The scenarios of Storm 1.2.4's Trident ``integration_test.clj`` that need no DRPC server:
+"""The scenarios of Storm 1.2.4's Trident ``integration_test.clj`` that need no cluster:
 ``test-stream-projection-validation`` (an operation on a field the stream does not have is
 refused while the program is built) and ``test-set-component-resources`` (the resources each
-operation declares reach its component's conf, summed per bolt).  The DRPC ones wait for a DRPC
-server."""
+operation declares reach its component's conf, summed per bolt).  The scenarios that ask
+DRPC questions of a running topology are in ``test_trident_drpc.py``."""
 
 import json
 
@@ -62,13 +62,20 @@ def words(stream):
     (lambda s, _: words(s).partition_persist(
         StateSpec(MemoryMapState.Factory()), Fields("non-existent"),
         CombinerAggStateUpdater(Count()), Fields("count")), "non-existent"),
-    (lambda s, counts: words(s).group_by(Fields("word")).state_query(
-        counts, Fields("word1"), MapGet(), Fields("count")), "word1"),
 ])
 def test_stream_projection_validation(topology_and_stream, operation, field):
     _topology, stream, word_counts = topology_and_stream
     with pytest.raises(ValueError, match=NON_EXISTENT % field):
         operation(stream, word_counts)
+
+
+def test_stream_projection_validation_of_a_state_query_on_a_drpc_stream(topology_and_stream):
+    topology, _stream, word_counts = topology_and_stream
+    with pytest.raises(ValueError, match=NON_EXISTENT % "word1"):
+        (topology.new_drpc_stream("words")
+            .each(Fields("args"), Split(), Fields("word"))
+            .group_by(Fields("word"))
+            .state_query(word_counts, Fields("word1"), MapGet(), Fields("count")))
 
 
 def test_set_component_resources():

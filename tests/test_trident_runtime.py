@@ -486,3 +486,185 @@ def test_the_partial_count_of_a_grouped_combiner_is_emitted_per_word_at_the_batc
     bolt.execute(tuple_of("spout-spout1", "$coord-bg0", [TX1, 2]))
     partial = sorted(values[1:] for _, values, _ in out.emitted)
     assert partial == [["cow", 1], ["end", 1], ["moon", 1], ["the", 3]]
+
+
+# -- DRPC streams: RichSpoutBatchTriggerer, a batch per request, ReturnResultsReducer
+
+class Requests(object):
+    """A DRPC spout's requests, as a test gives them."""
+
+    def __init__(self, requests):
+        self.requests = list(requests)
+        self.failed = []
+
+    def fetch(self):
+        return self.requests.pop(0) if self.requests else None
+
+    def fail(self, message_id):
+        self.failed.append(message_id)
+
+    def close(self):
+        pass
+
+
+class DRPCContext(Context):
+    def __init__(self, plan, component_id, requests=None):
+        super().__init__(plan, component_id)
+        self.requests, self.returned = requests, []
+
+    def drpc_requests(self, function, local_drpc_id=None):
+        return self.requests
+
+    def drpc_return(self, host, port, request_id, result):
+        self.returned.append((host, port, request_id, result))
+
+
+class SpoutOutput(object):
+    """A spout task's output: emits go to ``targets``; ids as given."""
+
+    def __init__(self, targets):
+        self.targets, self.emitted, self.direct = targets, [], []
+
+    def emit(self, stream, values, message_id):
+        self.emitted.append((stream, list(values), message_id))
+        return self.targets
+
+    def emit_direct(self, task, stream, values, message_id):
+        self.direct.append((task, stream, list(values), message_id))
+
+
+def drpc_plan():
+    """spout-lengths0 -> a bolt projecting its args and emitting their ``len`` on s4, and
+    one projecting the return info; both -> the bolt of the results reducer."""
+    t = TridentTopology()
+    t.new_drpc_stream("lengths").each(Fields("args"), Length(), Fields("len")).project(
+        Fields("len"))
+    return t.build()
+
+
+def bolt_emitting(plan, stream):
+    return next(b for b, bolt in plan.topology.bolts.items() if stream in bolt.common.streams)
+
+
+class Length(BaseFunction):
+    def execute(self, tuple_, collector):
+        if tuple_[0] == "fail":
+            raise FailedException("asked to")
+        collector.emit([len(tuple_[0])])
+
+
+def test_each_request_is_a_batch_announced_to_every_task_of_the_coordination_stream():
+    from pynimbus.trident.transaction_attempt import RichSpoutBatchId
+
+    plan = drpc_plan()
+    info = '{"id":"7","host":"h","port":3773}'
+    requests = Requests([("hello", info, ("7", 0))])
+    triggerer = copy.deepcopy(plan.components["spout-lengths0"])
+    context = DRPCContext(plan, "spout-lengths0", requests)
+    subscribers = sorted(t for c in context.get_this_targets()["$coord-bg0"]
+                         for t in context.get_component_tasks(c))
+    assert len(subscribers) == 2
+    out = SpoutOutput(targets=subscribers[:1])
+    triggerer.open(context.storm_conf, context, out)
+    triggerer.next_tuple()
+    [(stream, values, message_id)] = out.emitted
+    batch_id = values[0]
+    assert (stream, values[1:], message_id) == ("s1", ["hello", info], None)
+    assert type(batch_id) is RichSpoutBatchId and batch_id.get_attempt_id() == 0
+    assert sorted((task, stream, values) for task, stream, values, _ in out.direct) == [
+        (task, "$coord-bg0", [batch_id, 1 if task == subscribers[0] else 0])
+        for task in subscribers]
+    coord_ids = [m for _, _, _, m in out.direct]
+    assert len(set(coord_ids)) == len(subscribers)
+    triggerer.next_tuple()  # no request: nothing
+    assert len(out.emitted) == 1
+    acked = []
+    triggerer.delegate.ack = acked.append
+    for m in coord_ids[:-1]:
+        triggerer.ack(m)
+    assert acked == []  # not before every coordination tuple is acked
+    triggerer.ack(coord_ids[-1])
+    assert acked == [("7", 0)] and requests.failed == []
+
+
+def test_a_failed_coordination_tuple_fails_the_request_once():
+    plan = drpc_plan()
+    requests = Requests([("x", '{"id":"8","host":"h","port":1}', ("8", 1))])
+    triggerer = copy.deepcopy(plan.components["spout-lengths0"])
+    context = DRPCContext(plan, "spout-lengths0", requests)
+    out = SpoutOutput(targets=[context.get_component_tasks(bolt_emitting(plan, "s4"))[0]])
+    triggerer.open(context.storm_conf, context, out)
+    triggerer.next_tuple()
+    coord_ids = [m for _, _, _, m in out.direct]
+    triggerer.fail(coord_ids[0])
+    triggerer.fail(coord_ids[1])
+    triggerer.ack(coord_ids[1])
+    assert requests.failed == [("8", 1)]
+
+
+@pytest.mark.parametrize("from_another_worker", [False, True])
+def test_a_request_batch_finishes_on_its_single_coordination_tuple(from_another_worker):
+    from pynimbus.trident.transaction_attempt import RichSpoutBatchId
+
+    plan = drpc_plan()
+    reducer_tasks = Context(plan, "b-0").get_component_tasks(bolt_emitting(plan, "s6"))
+    out = Collector(targets=reducer_tasks)
+    bolt, _ = running(plan, bolt_emitting(plan, "s4"), out)
+    batch_id = RichSpoutBatchId(-1234567890123)
+    sent = int(batch_id) if from_another_worker else batch_id
+    data = tuple_of("spout-lengths0", "s1", [sent, "hello", "{}"])
+    bolt.execute(data)
+    assert out.emitted == [("s4", [batch_id, 5], None)]  # ``len``, projected
+    coord = tuple_of("spout-lengths0", "$coord-bg0", [sent, 1])
+    bolt.execute(coord)
+    assert out.acked == [data.tuple_id, coord.tuple_id] and out.failed == []
+    assert out.direct == [(reducer_tasks[0], "$coord-bg0", [batch_id, 1], coord.tuple_id)]
+    assert type(out.direct[0][2][0]) is RichSpoutBatchId
+
+
+def test_a_failed_exception_in_a_request_batch_fails_it():
+    from pynimbus.trident.transaction_attempt import RichSpoutBatchId
+
+    plan = drpc_plan()
+    out = Collector()
+    bolt, _ = running(plan, bolt_emitting(plan, "s4"), out)
+    batch_id = RichSpoutBatchId(5)
+    bolt.execute(tuple_of("spout-lengths0", "s1", [batch_id, "fail", "{}"]))
+    coord = tuple_of("spout-lengths0", "$coord-bg0", [batch_id, 1])
+    bolt.execute(coord)
+    assert coord.tuple_id in out.failed
+
+
+def test_the_results_reducer_returns_the_batchs_tuples_as_json_to_the_asking_server():
+    from pynimbus.trident.context import TridentMultiReducerContext
+    from pynimbus.trident.drpc import ReturnResultsReducer
+
+    plan = drpc_plan()
+    context = DRPCContext(plan, bolt_emitting(plan, "s6"))
+    reducer = ReturnResultsReducer()
+    reducer.prepare({}, TridentMultiReducerContext([], context))
+    out = Collector()
+    state = reducer.init(out)
+    reducer.execute(state, 1, [5, "a/b"], out)
+    reducer.execute(state, 0, ['{"id":"12","host":"drpc1","port":3773}'], out)
+    reducer.execute(state, 1, [7, None], out)
+    reducer.complete(state, out)
+    assert context.returned == [("drpc1", 3773, "12", '[[5,"a\\/b"],[7,null]]')]
+    other = reducer.init(out)  # the task without the return info returns nothing
+    reducer.execute(other, 1, [1], out)
+    reducer.complete(other, out)
+    broken = reducer.init(out)
+    reducer.execute(broken, 0, ["not json"], out)
+    reducer.complete(broken, out)
+    assert len(context.returned) == 1 and len(out.errors) == 1
+
+
+def test_a_drpc_stream_joined_with_a_batch_spouts_stream_is_refused():
+    from pynimbus.trident.topology import PlanningError
+
+    t = TridentTopology()
+    batch = t.new_stream("s", FixedBatchSpout(Fields("word"), 3, ["a"]))
+    t.merge(t.new_drpc_stream("f"), batch)
+    with pytest.raises(PlanningError, match="^Cannot join DRPC stream with streams originating "
+                                            "from other spouts$"):
+        t.build()

@@ -96,7 +96,7 @@ def spout_coordinator_host():
     plan = t.build()
     component = "$spoutcoord-spout-spout1"
     executor, store = Executor(plan, component), Store()
-    host = host_factory(plan.components[component], store)(executor, 2)
+    host = host_factory(plan.components[component], store, None)(executor, 2)
     return host, executor, store
 
 

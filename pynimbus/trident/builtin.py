@@ -1,8 +1,8 @@
 """Trident's built-in operations (pure).
 
 Ports of 1.2.4 ``trident/operation/builtin``: ``Count`` and ``Sum`` (combiners), ``FirstN``
-(an assembly), ``MapGet`` (a query on a map state), and the filters ``FilterNull``, ``Debug``,
-``Equals`` and ``Negate``.
+(an assembly), ``MapGet`` and ``TupleCollectionGet`` (queries on a state), and the filters
+``FilterNull``, ``Debug``, ``Equals`` and ``Negate``.
 """
 
 import datetime
@@ -105,6 +105,18 @@ class MapGet(BaseQueryFunction):
 
     def execute(self, tuple_, result, collector):
         collector.emit((result,))
+
+
+class TupleCollectionGet(BaseQueryFunction):
+    """``TupleCollectionGet``: every tuple of the state (an ``ITupleCollection``: its keys and
+    value, as ``get_tuples`` gives them) emitted for each input tuple."""
+
+    def batch_retrieve(self, state, tuples):
+        return [list(state.get_tuples()) for _ in tuples]
+
+    def execute(self, tuple_, result, collector):
+        for values in result:
+            collector.emit(values)
 
 
 class FilterNull(BaseFilter):

@@ -33,6 +33,7 @@ from pynimbus.clojure_port.system_topology import (
     ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
 from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.cluster import make_cluster_state
+from pynimbus.common.drpc_invocations import ResultReturner
 from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.hostname import hostname
 from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
@@ -172,6 +173,7 @@ class WorkerDaemon(object):
         self.inprocess_classes = {}
         self.trident_plan = None   # the topology's Trident program, planned again here
         self.trident_store = None  # its /transactional state
+        self.drpc_results = None  # the results its DRPC streams return
 
     # -- start-up
 
@@ -228,6 +230,7 @@ class WorkerDaemon(object):
             raise
         from pynimbus.worker.trident.transactional_state import TransactionalStore
         self.trident_store = TransactionalStore(self.reactor, self.conf)
+        self.drpc_results = ResultReturner(name="trident-drpc-results")
 
     def _read_assignment(self):
         """The topology's Assignment: cluster state's (1.x); in 2.x the supervisor's local
@@ -361,8 +364,9 @@ class WorkerDaemon(object):
 
         planned = self.trident_plan.components[component_id]
         executor_class = SpoutExecutor if is_spout else BatchBoltExecutor
-        executor = executor_class(*args, host_factory=host_factory(planned, self.trident_store),
-                                  on_child_died=self._child_died)
+        executor = executor_class(
+            *args, host_factory=host_factory(planned, self.trident_store, self.drpc_results),
+            on_child_died=self._child_died)
         if is_spout:
             self._spouts.append(executor)
         return executor

@@ -6,7 +6,9 @@
 * :class:`SpoutCoordinatorHost`: a ``$spoutcoord-*`` bolt (``TridentSpoutCoordinator``, a basic
   bolt: its emits anchored to the input, the input acked after, failed on
   ``FailedException``);
-* :class:`BatchBoltHost`: a ``TridentBoltExecutor`` (``spout-*`` and ``b-*``).
+* :class:`BatchBoltHost`: a ``TridentBoltExecutor`` (``spout-*`` and ``b-*``);
+* :class:`BatchTriggerHost`: a DRPC stream's ``spout-<function><n>`` spout
+  (``RichSpoutBatchTriggerer`` over the DRPC spout), on a spout executor.
 
 The bolts run on a :class:`~pynimbus.worker.trident.executor.BatchBoltExecutor`: a host is
 given each received tuple as its own id, and acks, fails and anchors to it.
@@ -30,7 +32,10 @@ from twisted.internet import defer
 from pynimbus.trident.batch_coordination import (
     BATCH_STREAM_ID, MasterBatchCoordinator, TridentSpoutCoordinator)
 from pynimbus.trident.batch_executor import TridentSpoutExecutor
+from pynimbus.common.drpc_invocations import (
+    RequestFetcher, invocations_port, servers_of_task)
 from pynimbus.trident.context import TridentTopologyContext
+from pynimbus.trident.drpc import RichSpoutBatchTriggerer
 from pynimbus.trident.operation import FailedException, ReportedFailedException
 from pynimbus.trident.partitioned_spout import (
     OpaquePartitionedTridentSpoutExecutor, PartitionedTridentSpoutExecutor)
@@ -42,14 +47,34 @@ log = logging.getLogger(__name__)
 
 
 class WorkerTridentContext(TridentTopologyContext):
-    """The topology context of one task, with the worker's ``/transactional`` store."""
+    """The topology context of one task, with the worker's ``/transactional`` store and its
+    way to the DRPC servers (``results``: the worker's
+    :class:`~pynimbus.common.drpc_invocations.ResultReturner`)."""
 
-    def __init__(self, store, *args):
+    def __init__(self, store, results, *args):
         super().__init__(*args)
         self.store = store
+        self.results = results
 
     def new_transactional_state(self, state_id, subroot):
         return self.store.state(state_id, subroot)
+
+    def drpc_requests(self, function, local_drpc_id=None):
+        """The requests of ``function`` from this task's servers of ``drpc.servers``
+        (``DRPCSpout.open``), fetched by a thread."""
+        if local_drpc_id is not None:
+            raise RuntimeError(
+                "the DRPC stream %r takes its requests from an in-process DRPC (local_drpc), "
+                "which a worker cannot reach: build the program without local_drpc to submit "
+                "it" % function)
+        conf = self.storm_conf
+        hosts = servers_of_task(conf.get("drpc.servers") or [],
+                                len(self.get_component_tasks(self.component_id)),
+                                self.get_this_task_index())
+        return RequestFetcher(function, hosts, invocations_port(conf))
+
+    def drpc_return(self, host, port, request_id, result):
+        self.results.send(host, port, request_id, result)
 
 
 def states_of(obj):
@@ -69,7 +94,7 @@ class TridentHost(ComponentHost):
     """What the three hosts share: the task's copy of the object, its context, the hold on
     coordination while writes are under way, and dying."""
 
-    def __init__(self, executor, task_id, planned, store):
+    def __init__(self, executor, task_id, planned, store, results):
         super().__init__()
         self.executor = executor
         self.task_id = task_id
@@ -82,7 +107,7 @@ class TridentHost(ComponentHost):
         self.prepared = False
         self.early = []  # (tuple id, tuple) executed before the states were read
         ctx = executor.context
-        self.context = WorkerTridentContext(store, ctx.storm_conf, ctx.user_topology,
+        self.context = WorkerTridentContext(store, results, ctx.storm_conf, ctx.user_topology,
                                             ctx.task_to_component, self.component_id, task_id)
 
     def launch(self):
@@ -290,15 +315,62 @@ class MasterCoordinatorHost(TridentHost):
         self.coordinate(self.executor.spout_emit, self.task_id, stream, values, message_id)
 
 
-def host_factory(planned, store):
-    """``host_factory(executor, task_id)`` of a planned Trident object."""
+class BatchTriggerHost(TridentHost):
+    """A DRPC stream's spout task (``RichSpoutBatchTriggerer`` over the DRPC spout): each
+    request a batch of its own; its exchanges end within the call."""
+
+    def prepare(self):
+        self.obj.open(self.executor.context.storm_conf, self.context, self)
+
+    def command(self, command, message_id=""):
+        if self.dead:
+            return
+        obj = self.obj
+        try:
+            if command == "next":
+                obj.next_tuple()
+            elif command == "ack":
+                obj.ack(message_id)
+            elif command == "fail":
+                obj.fail(message_id)
+            elif command == "activate":
+                obj.activate()
+            elif command == "deactivate":
+                obj.deactivate()
+        except GroupingError as e:
+            self.die("%s %s" % (self.component_id, e))
+        except Exception as e:
+            self.raised(e)
+        if not self.dead:
+            self.executor.sync(self.task_id)
+
+    def kill(self):
+        self.dead = True
+        if self.prepared:
+            self.obj.close()
+        return defer.succeed(None)
+
+    # the triggerer's collector (nothing of it touches /transactional: no hold)
+
+    def emit(self, stream, values, message_id):
+        return self.executor.spout_emit(self.task_id, stream, values, message_id)
+
+    def emit_direct(self, task, stream, values, message_id):
+        self.executor.spout_emit(self.task_id, stream, values, message_id, task)
+
+
+def host_factory(planned, store, results):
+    """``host_factory(executor, task_id)`` of a planned Trident object; ``results`` returns
+    the DRPC streams' results."""
     if isinstance(planned, MasterBatchCoordinator):
         kind = MasterCoordinatorHost
+    elif isinstance(planned, RichSpoutBatchTriggerer):
+        kind = BatchTriggerHost
     elif isinstance(planned, TridentSpoutCoordinator):
         kind = SpoutCoordinatorHost
     else:
         kind = BatchBoltHost
 
     def make(executor, task_id):
-        return kind(executor, task_id, planned, store)
+        return kind(executor, task_id, planned, store, results)
     return make
