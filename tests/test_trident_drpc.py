@@ -1,7 +1,8 @@
 """Python Trident DRPC streams (``new_drpc_stream``) on ``pynimbus dev``'s Python workers,
 asked through its DRPC server: the DRPC scenarios of Storm 1.2.4's Trident
-``integration_test.clj`` (one program, ``tests/trident_programs/drpc_scenarios.py``, with a
-part per scenario), each asserting what Storm's asserts.
+``integration_test.clj`` and storm-starter's ``TridentReach`` (one program,
+``tests/trident_programs/drpc_scenarios.py``, with a part per scenario), each asserting what
+Storm's asserts.
 
 Storm's ``feed`` returns when the fed batch is processed; here the test appends to the
 feeder's file and waits until the feeder's coordinator says the batch that took those lines
@@ -127,6 +128,12 @@ def test_multiple_groupings_same_stream(scenarios):
 def test_multi_repartition(scenarios):
     assert scenarios.ask("repartition", "the man") == [[2]]
     assert scenarios.ask("repartition", "aaa") == [[1]]
+
+
+@pytest.mark.parametrize("url,reach", [("foo.com/blog/1", 16),
+                                       ("engineering.twitter.com/blog/5", 14), ("aaa", 0)])
+def test_storm_starters_trident_reach(scenarios, url, reach):
+    assert scenarios.ask("reach", url) == [[reach]]
 
 
 def test_a_request_whose_batch_fails_fails_its_caller(scenarios):

@@ -22,16 +22,36 @@ same-stream
 test-multi-repartition    ``repartition``
 (a failed batch)          ``checked``: fails the request "fail"
 ========================  ==========================================  =====================
+
+and storm-starter's ``TridentReach`` (``reach``: two static states queried, the followers
+counted once each).
 """
 
 import json
 import os
 
 from pynimbus.trident import (
-    BaseAggregator, BaseFilter, BaseFunction, FailedException, Fields, MemoryMapState,
-    TridentTopology)
+    BaseAggregator, BaseFilter, BaseFunction, CombinerAggregator, FailedException, Fields,
+    MemoryMapState, TridentTopology)
 from pynimbus.trident.builtin import Count, MapGet, Sum, TupleCollectionGet
 from pynimbus.trident.spout import ICommitterTridentSpout, ITridentSpout
+from pynimbus.trident.state.base import ReadOnlyMapState, ReadOnlyState
+
+# storm-starter's TridentReach (and ReachTopology) data
+TWEETERS_DB = {
+    "foo.com/blog/1": ["sally", "bob", "tim", "george", "nathan"],
+    "engineering.twitter.com/blog/5": ["adam", "david", "sally", "nathan"],
+    "tech.backtype.com/blog/123": ["tim", "mike", "john"],
+}
+FOLLOWERS_DB = {
+    "sally": ["bob", "tim", "alice", "adam", "jim", "chris", "jai"],
+    "bob": ["sally", "nathan", "jim", "mary", "david", "vivian"],
+    "tim": ["alex"],
+    "nathan": ["sally", "bob", "adam", "harry", "chris", "vivian", "emily", "jordan"],
+    "adam": ["david", "carissa"],
+    "mike": ["john", "bob"],
+    "john": ["alice", "nathan", "jim", "mike", "bob"],
+}
 
 FEEDS = "TRIDENT_FEEDS"
 SPOUT_COORD_PREFIX = "$spoutcoord-"
@@ -163,6 +183,55 @@ class FeederCommitterSpout(FeederSpout, ICommitterTridentSpout):
     each commit."""
 
 
+class StaticSingleKeyMapState(ReadOnlyState, ReadOnlyMapState):
+    """TridentReach's read-only map state over a dict."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def multi_get(self, keys):
+        return [self.values.get(key[0]) for key in keys]
+
+    class Factory(object):
+        def __init__(self, values):
+            self.values = values
+
+        def make_state(self, conf, metrics, partition_index, num_partitions):
+            return StaticSingleKeyMapState(self.values)
+
+
+class One(CombinerAggregator):
+    def init(self, tuple_):
+        return 1
+
+    def combine(self, value1, value2):
+        return 1
+
+    def zero(self):
+        return 1
+
+
+class ExpandList(BaseFunction):
+    def execute(self, tuple_, collector):
+        for value in tuple_[0] or ():
+            collector.emit([value])
+
+
+def reach(t):
+    """storm-starter's ``TridentReach.buildTopology``."""
+    url_to_tweeters = t.new_static_state(StaticSingleKeyMapState.Factory(TWEETERS_DB))
+    tweeters_to_followers = t.new_static_state(StaticSingleKeyMapState.Factory(FOLLOWERS_DB))
+    (t.new_drpc_stream("reach")
+        .state_query(url_to_tweeters, Fields("args"), MapGet(), Fields("tweeters"))
+        .each(Fields("tweeters"), ExpandList(), Fields("tweeter"))
+        .shuffle()
+        .state_query(tweeters_to_followers, Fields("tweeter"), MapGet(), Fields("followers"))
+        .each(Fields("followers"), ExpandList(), Fields("follower"))
+        .group_by(Fields("follower"))
+        .aggregate(One(), Fields("one"))
+        .aggregate(Fields("one"), Sum(), Fields("reach")))
+
+
 def word_counts(t, tx_id, spout, spout_parallelism=None):
     stream = t.new_stream(tx_id, spout)
     if spout_parallelism is not None:
@@ -217,4 +286,5 @@ def topology():
         .aggregate(CountAsAggregator(), Fields("count")))
     # a request whose batch fails is failed
     t.new_drpc_stream("checked").each(Fields("args"), FailOnFail())
+    reach(t)
     return t
