@@ -31,10 +31,11 @@ class DRPCPorts(object):
 
 
 class DRPCProcess(DRPCPorts):
-    """``python -m pynimbus.cli drpc`` on free loopback ports."""
+    """``python -m pynimbus.cli drpc`` on free loopback ports (or on ``ports``: another
+    server's, to stand for it restarted)."""
 
-    def __init__(self, tmp_path, *options):
-        super().__init__(free_port(), free_port(), free_port())
+    def __init__(self, tmp_path, *options, ports=None):
+        super().__init__(*(ports or (free_port(), free_port(), free_port())))
         self.log_path = str(tmp_path / "drpc.out")
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(

@@ -1,6 +1,7 @@
 """``pynimbus drpc`` over the wire, as a process: callers on ``drpc.port`` get what the
 topologies' side (``drpc.invocations.port``) answers, fails, or lets time out; bad frames and
-unknown ids harm nobody; a stopping server answers its waiting callers."""
+unknown ids harm nobody; a stopping server answers its waiting callers, a crashed one's callers
+get an error, and a topology's spout fetches from the server restarted in its place."""
 
 import os
 import signal
@@ -14,8 +15,9 @@ import time
 import pytest
 from thrift.transport.TTransport import TTransportException
 
-from drpc_process import LOOPBACK, DRPCPorts, fetch, serving
+from drpc_process import LOOPBACK, DRPCPorts, DRPCProcess, fetch, serving
 from nimbus_process import free_port
+from pynimbus.common.drpc_invocations import RequestFetcher, ResultReturner
 from pynimbus.generated.storm.ttypes import DRPCExceptionType, DRPCExecutionException
 from pynimbus_path import child_env
 
@@ -106,6 +108,42 @@ def test_a_stopping_server_answers_its_waiting_callers(drpc):
     assert (isinstance(error, DRPCExecutionException) and error.msg == "Server Shutting Down"
             or isinstance(error, TTransportException)), error
     assert drpc.process.wait(15) == 0
+
+
+def test_a_crashed_servers_callers_get_an_error_and_its_restart_serves_the_topology_again(
+        tmp_path, wait_until):
+    first = DRPCProcess(tmp_path, "drpc.request.timeout.secs=30")
+    second = None
+    first.wait_serving()
+    spout = RequestFetcher("words", [LOOPBACK], first.invocations_port)  # a DRPC spout's
+    returner = ResultReturner()
+    try:
+        thread, outcome = call_in_thread(first, "words", "before")
+        fetched = []
+        wait_until(lambda: fetched.append(spout.fetch()) or fetched[-1] is not None,
+                   what="the spout to fetch the request")
+        assert fetched[-1][0] == "before"
+        first.process.kill()  # kill -9: no answer to anyone
+        first.process.wait(10)
+        thread.join(10)
+        assert not thread.is_alive() and isinstance(outcome["error"], TTransportException)
+        second = DRPCProcess(tmp_path, "drpc.request.timeout.secs=30",
+                             ports=(first.port, first.invocations_port, first.http_port))
+        second.wait_serving()
+        thread, outcome = call_in_thread(second, "words", "after")
+        wait_until(lambda: fetched.append(spout.fetch()) or fetched[-1] is not None,
+                   timeout=30, what="the spout to fetch from the restarted server")
+        args, _info, (request_id, _server) = fetched[-1]
+        assert args == "after"
+        returner.send(LOOPBACK, first.invocations_port, request_id, "answered")
+        thread.join(10)
+        assert outcome == {"result": "answered"}
+    finally:
+        spout.close()
+        returner.close()
+        first.stop()
+        if second is not None:
+            second.stop()
 
 
 def test_pynimbus_dev_runs_a_drpc_server_on_loopback(tmp_path):
