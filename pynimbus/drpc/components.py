@@ -18,6 +18,10 @@ Ports of 1.2.4 ``drpc/DRPCSpout`` and ``drpc/ReturnResults``:
   failed tuple tree fails its request (``failRequest``) on the server it came from.
 * :class:`ReturnResults` takes ``[result, return_info]`` and returns the result to that
   server (``result``).
+* In a test's process (:class:`pynimbus.testing.LocalDRPC`), when the conf names an
+  in-process service under ``pynimbus.drpc.local.id`` (:mod:`pynimbus.drpc.local`), the spout
+  fetches one request of that service per ``next_tuple`` and the return bolt answers it there,
+  both in the component's own thread, as Storm's spout and bolt do with a ``LocalDRPC``.
 
 Deliberate differences: the spout's fields are ``args`` and ``return_info`` (pystorm makes a
 bolt's input fields attribute names, which ``return-info`` cannot be); the Thrift calls run in
@@ -35,10 +39,12 @@ import threading
 from streamparse import Bolt, Spout
 from thrift.Thrift import TException
 
+from pynimbus.drpc.local import LOCAL_DRPC_ID, get_service
 from pynimbus.thrift.client import DRPCInvocationsClient
 
 log = logging.getLogger(__name__)
 
+FUNCTION_CONF = "pynimbus.drpc.function"
 FETCH_IDLE_SECS = 0.005  # a round of fetches that found nothing waits this long (Storm: 1 ms)
 RECONNECT_SECS = 1.0
 CALL_TIMEOUT_SECS = 30.0
@@ -86,17 +92,28 @@ def return_info(request_id, host, port):
 
 
 class DRPCSpout(Spout):
-    """The requests of ``function`` (a class attribute, or the component's
-    ``pynimbus.drpc.function`` setting) as ``[args, return_info]`` tuples."""
+    """The requests of ``function`` (a class attribute, or the ``pynimbus.drpc.function``
+    setting of the conf the task is given, the topology's on pynimbus's workers) as
+    ``[args, return_info]`` tuples."""
 
     outputs = ["args", "return_info"]  # Storm's "return-info" is no Python identifier
     function = None
+    local = None  # the in-process DRPC service, in a test's process
 
     def initialize(self, storm_conf, context):
-        function = self.function or storm_conf.get("pynimbus.drpc.function")
+        function = self.function or storm_conf.get(FUNCTION_CONF)
         if not function:
             raise RuntimeError("%s: no DRPC function (set the class's `function`)"
                                % type(self).__name__)
+        self.function_name = function
+        local_id = storm_conf.get(LOCAL_DRPC_ID)
+        if local_id is not None:  # no thread: each next_tuple asks the service in process
+            self.local_id = local_id
+            self.local = get_service(local_id)
+            if self.local is None:
+                raise RuntimeError("%s: no in-process DRPC service %s" % (
+                    type(self).__name__, local_id))
+            return
         task_ids = context.get("task->component") or {}
         component = context.get("componentid")
         tasks = sorted(int(t) for t, c in task_ids.items() if c == component) or [0]
@@ -148,6 +165,12 @@ class DRPCSpout(Spout):
                 log.warning("DRPC spout: failRequest(%s) failed: %s", request_id, e)
 
     def next_tuple(self):
+        if self.local is not None:
+            request = self.local.fetchRequest(self.function_name)
+            if request.request_id:
+                self.emit([request.func_args, return_info(request.request_id, self.local_id, 0)],
+                          tup_id=(request.request_id, 0))
+            return
         try:
             while True:
                 args, info, message_id = self.fetched.get_nowait()
@@ -160,10 +183,14 @@ class DRPCSpout(Spout):
 
     def fail(self, tup_id):
         request_id, index = tup_id
+        if self.local is not None:
+            self.local.failRequest(request_id)
+            return
         self.fails.put((request_id, index))
 
     def close(self):
-        self.stopping.set()
+        if self.local is None:
+            self.stopping.set()
 
 
 class ReturnResults(Bolt):
@@ -171,8 +198,12 @@ class ReturnResults(Bolt):
 
     auto_ack = False
     auto_fail = False
+    local = False
 
     def initialize(self, storm_conf, context):
+        if storm_conf.get(LOCAL_DRPC_ID) is not None:
+            self.local = True  # each result returned in process; no thread
+            return
         self.returns = queue.Queue()
         self.done = queue.Queue()
         self.servers = {}
@@ -197,11 +228,31 @@ class ReturnResults(Bolt):
                 self.done.put((tup, False))
 
     def process(self, tup):
+        if self.local:
+            self._return_locally(tup)
+            return
         self.returns.put(tup)
         self._settle()
 
+    def _return_locally(self, tup):
+        """The result to the in-process service the return info names (as ``host``)."""
+        result, info = tup.values[0], tup.values[1]
+        try:
+            where = json.loads(info)
+            service = get_service(where["host"])
+            request_id = str(where["id"])
+        except (ValueError, KeyError, TypeError) as e:
+            log.warning("DRPC return of %r failed: %s", info, e)
+            service = None
+        if service is None:
+            self.fail(tup)
+            return
+        service.result(request_id, "" if result is None else str(result))
+        self.ack(tup)
+
     def process_tick(self, tup):
-        self._settle()
+        if not self.local:
+            self._settle()
 
     def _settle(self):
         """Ack what was returned, fail what could not be (in the component's own thread)."""
@@ -223,4 +274,4 @@ class ReturnResults(Bolt):
         return super().spec(*args, config=config, **kwargs)
 
 
-__all__ = ["DRPCSpout", "ReturnResults", "return_info", "servers_of_task"]
+__all__ = ["DRPCSpout", "FUNCTION_CONF", "ReturnResults", "return_info", "servers_of_task"]
