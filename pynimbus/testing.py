@@ -32,6 +32,19 @@ Example (streamparse's quickstart word count)::
 spout's (message ids 0, 1, ...) instead of calling its ``next_tuple``.  For more control, a
 :class:`LocalTopology` is driven step by step: ``feed``, ``next_tuple``, ``tick``.
 
+A DRPC topology (:class:`pynimbus.drpc.components.DRPCSpout` into
+:class:`~pynimbus.drpc.components.ReturnResults`, or one of
+:class:`pynimbus.drpc.LinearDRPCTopologyBuilder`) answers a :class:`LocalDRPC` (Storm's
+``LocalDRPC``): its spout takes the requests from it and its return bolt returns the results
+to it, in this process; ``execute`` runs the topology until the request is answered::
+
+    from pynimbus.testing import LocalDRPC, LocalTopology
+
+    def test_reach():
+        with LocalDRPC() as drpc:
+            LocalTopology(ReachTopology, drpc=drpc)
+            assert drpc.execute("reach", "foo.com/blog/1") == "16"
+
 Deliberate differences from a cluster: an exception in a component is recorded in its
 ``errors`` (and the bolt's tuple failed, as pystorm does before exiting) and the same
 instance goes on, where Storm would restart the process; tuples never time out (a tree not
@@ -44,8 +57,10 @@ import json
 import random
 
 from pynimbus.clojure_port.executors import java_string_order
+from pynimbus.drpc.local import LOCAL_DRPC_ID, get_service, register_service, unregister_service
+from pynimbus.drpc.requests import DRPCRequests
 from pynimbus.clojure_port.system_topology import validate_basic, validate_structure
-from pynimbus.generated.storm.ttypes import InvalidTopologyException
+from pynimbus.generated.storm.ttypes import DRPCRequest, InvalidTopologyException
 from pynimbus.tools.sparse_project import import_streamparse_dsl, submitted_topology
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components,
@@ -61,6 +76,8 @@ it was delivered to (``to_tasks``)."""
 
 LOG_LEVELS = {0: "trace", 1: "debug", 2: "info", 3: "warn", 4: "error"}
 TICK_COMPONENT, TICK_STREAM = "__system", "__tick"
+# pynimbus.drpc.linear.REQUEST_ID_SEED_CONF: the harness seeds prepare-request's request ids
+REQUEST_ID_SEED_CONF = "pynimbus.drpc.request.id.seed"
 
 
 class HarnessError(Exception):
@@ -147,17 +164,29 @@ class LocalTopology(object):
     :param env_name: the environment whose parallelism a ``par={env: n}`` takes.
     :param seed: seeds the shuffle and none groupings.
     :param name: ``topology.name`` (default: the class's name).
+    :param drpc: a :class:`LocalDRPC` the topology's DRPC spout and return bolt use (also
+        found when the topology's conf names one, as ``create_local_topology`` makes it).
     :raises HarnessError: a topology Nimbus would refuse (its message), a Java component, or
         a grouping a Python worker cannot run.
     """
 
-    def __init__(self, topology_class, conf=None, env_name=None, seed=0, name=None):
+    def __init__(self, topology_class, conf=None, env_name=None, seed=0, name=None,
+                 drpc=None):
         self.topology = submitted_topology(topology_class, env_name)
         validate_as_nimbus(self.topology)
         classes = python_component_classes(topology_class, self.topology)
         self.conf = dict(topology_class.config or {})
         self.conf.update(conf or {})
         self.conf.setdefault("topology.name", name or topology_class.__name__)
+        self.conf.setdefault(REQUEST_ID_SEED_CONF, seed)
+        if drpc is not None:
+            self.conf[LOCAL_DRPC_ID] = drpc.service_id
+        if self.conf.get(LOCAL_DRPC_ID) is not None:
+            drpc = get_service(self.conf[LOCAL_DRPC_ID])
+            if not isinstance(drpc, LocalDRPC):
+                raise HarnessError("the topology's conf names the local DRPC %s, which is "
+                                   "shut down or was never made" % self.conf[LOCAL_DRPC_ID])
+        self.activity = 0  # emits, acks and fails the components sent so far
         self.task_to_component = task_to_component_of(task_counts(self.topology))
         self.component_to_tasks = component_to_sorted_tasks(self.task_to_component)
         self.records = {c: ComponentRecord() for c in all_user_components(self.topology)}
@@ -175,6 +204,8 @@ class LocalTopology(object):
             context = topology_context_json(self.topology, self.task_to_component, task)
             setup_component(component, dict(self.conf), context)
         self.run_queue()
+        if drpc is not None:
+            drpc.attach(self)
 
     def _routes(self, rng):
         context = mk_grouper_context(self.task_to_component, {
@@ -263,6 +294,8 @@ class LocalTopology(object):
         component_id = self.task_to_component[task]
         record = self.records[component_id]
         command = message.get("command")
+        if command in ("emit", "ack", "fail"):
+            self.activity += 1
         if command == "emit":
             self.emit(task, component_id, message)
         elif command == "ack":
@@ -368,11 +401,13 @@ class LocalTopology(object):
 
 
 def run_topology(topology_class, inputs=None, spout_calls=0, conf=None, env_name=None,
-                 seed=0):
+                 seed=0, drpc=None):
     """Run ``topology_class``: first the ``inputs`` (``{spout: [values, ...]}``, emitted as
     that spout's, message ids from 0), then ``spout_calls`` rounds of ``next_tuple``; return
-    the :class:`LocalTopology` (``topology["count_bolt"].emitted_values()``)."""
-    topology = LocalTopology(topology_class, conf=conf, env_name=env_name, seed=seed)
+    the :class:`LocalTopology` (``topology["count_bolt"].emitted_values()``).  ``drpc``: the
+    :class:`LocalDRPC` its DRPC spout and return bolt use."""
+    topology = LocalTopology(topology_class, conf=conf, env_name=env_name, seed=seed,
+                             drpc=drpc)
     for component_id, tuples in sorted((inputs or {}).items()):
         if not topology.is_spout(component_id):
             raise HarnessError("inputs name %s, which is not a spout of %s"
@@ -416,3 +451,102 @@ def one_bolt_topology(bolt_class, input_fields, stream):
     return type(topology_base)("OneBolt", (topology_base,), {
         "input": source, "bolt": bolt_class.spec(name="bolt", inputs=[source[stream]],
                                                  par=1)})
+
+
+class LocalDRPC(object):
+    """Storm's ``LocalDRPC`` for the harness: a DRPC server in this process, without threads
+    or a clock, on the server's own request table (:class:`pynimbus.drpc.requests.DRPCRequests`:
+    ids, queues per function, answers, failures, timeouts).
+
+    ``execute(function, args)`` queues a request, then runs the :class:`LocalTopology` s that
+    use this DRPC (``next_tuple`` rounds, each delivered to the end) until it is answered, and
+    returns the result or raises its ``DRPCExecutionException`` (a failed request: "Request
+    failed"; the topology's own error when it gives one).  When a round changes nothing (no
+    emit, ack or fail), or after ``max_rounds`` rounds, nothing more would answer it: the time
+    it waits passes at once, and it times out as Storm's server times it out after
+    ``drpc.request.timeout.secs`` ("Request timed out").  A function no topology answers
+    times out so too.
+
+    The spouts and return bolts find it by :attr:`service_id` (in the topology's conf, under
+    ``pynimbus.drpc.local.id``); it has the calls of Storm's ``DistributedRPCInvocations`` they
+    make (``fetchRequest``, ``result``, ``failRequest``).  ``shutdown`` (or leaving a ``with``
+    block) answers what still waits with "Server Shutting Down" and unregisters it.
+    """
+
+    def __init__(self, timeout_secs=600, max_rounds=10000, compat="1.x"):
+        self.requests = DRPCRequests(int(timeout_secs * 1000), compat=compat)
+        self.max_rounds = max_rounds
+        self.now_ms = 0
+        self.topologies = []
+        self.service_id = register_service(self)
+
+    def attach(self, topology):
+        """``topology`` (a :class:`LocalTopology`) answers this DRPC's requests."""
+        if topology not in self.topologies:
+            self.topologies.append(topology)
+
+    # DistributedRPC
+
+    def execute(self, function, args):
+        """The result of ``function`` on ``args`` (a string).
+
+        :raises DRPCExecutionException: the request failed or timed out."""
+        answer = self.execute_all([(function, args)])[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def execute_all(self, calls):
+        """Queue every ``(function, args)`` of ``calls`` at once, run until all are answered;
+        returns their answers in order (a result string or a ``DRPCExecutionException``)."""
+        answers = [None] * len(calls)
+        waiting = set(range(len(calls)))
+
+        def on_answer(index):
+            def answered(value):
+                answers[index] = value
+                waiting.discard(index)
+            return answered
+        for index, (function, args) in enumerate(calls):
+            self.requests.execute(function, args, self.now_ms, on_answer(index))
+        rounds = 0
+        while waiting:
+            before = sum(topology.activity for topology in self.topologies)
+            for topology in self.topologies:
+                topology.next_tuple()
+            rounds += 1
+            if waiting and (rounds >= self.max_rounds or before == sum(
+                    topology.activity for topology in self.topologies)):
+                self.now_ms += self.requests.timeout_ms + 1
+                self.requests.expire(self.now_ms)
+        return answers
+
+    # DistributedRPCInvocations
+
+    def fetchRequest(self, function):
+        args, request_id = self.requests.fetch_request(function)
+        return DRPCRequest(func_args=args, request_id=request_id)
+
+    def result(self, request_id, result):
+        self.requests.result(request_id, result)
+
+    def failRequest(self, request_id):
+        self.requests.fail_request(request_id)
+
+    def failRequestV2(self, request_id, error):
+        self.requests.fail_request(request_id, error)
+
+    # ILocalDRPC
+
+    def get_service_id(self):
+        return self.service_id
+
+    def shutdown(self):
+        self.requests.close()
+        unregister_service(self.service_id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.shutdown()
