@@ -95,3 +95,14 @@ def test_the_authorizer_is_asked_per_operation_and_a_refusal_changes_nothing():
     requests.fail_request("7")  # an unknown id is ignored before any check
     assert asked == [("execute", "secret"), ("execute", "words"), ("fetchRequest", "secret"),
                      ("failRequest", "words")]
+
+
+def test_a_request_nobody_fetches_times_out_and_leaves_no_queue_behind():
+    """1.2.4 drpc_test.clj's test-dequeue-req-after-timeout: no topology serves the function;
+    its caller gets the timeout and the function's queue is empty (here: gone)."""
+    requests, answers, execute = table()
+    execute("ArbitraryDRPCFunctionName", "")
+    assert {f: len(q) for f, q in requests.queues.items()} == {"ArbitraryDRPCFunctionName": 1}
+    assert requests.expire(1001) == ["1"]
+    assert isinstance(answers["1"], DRPCExecutionException)
+    assert dict(requests.queues) == {} and requests.waiting() == 0
