@@ -273,12 +273,9 @@ class SpoutCoordinatorHost(TridentHost):
         self.coordinate(self.executor.acked, self.task_id, tuple_)
 
 
-class MasterCoordinatorHost(TridentHost):
-    """The ``MasterBatchCoordinator`` task: a spout whose exchanges end within the call."""
-
-    def prepare(self):
-        ctx = self.executor.context
-        self.obj.open(ctx.storm_conf, self.context, self, ctx.now_ms)
+class SpoutTaskHost(TridentHost):
+    """A Trident spout task whose exchanges end within the call: each command to the
+    object, then the sync."""
 
     def command(self, command, message_id=""):
         if self.dead:
@@ -290,8 +287,7 @@ class MasterCoordinatorHost(TridentHost):
             elif command == "ack":
                 obj.ack(message_id)
             elif command == "fail":
-                log.info("Trident batch %s of %s failed: it is replayed", message_id,
-                         self.component_id)
+                self.failing(message_id)
                 obj.fail(message_id)
             elif command == "activate":
                 obj.activate()
@@ -303,6 +299,20 @@ class MasterCoordinatorHost(TridentHost):
             self.raised(e)
         if not self.dead:
             self.executor.sync(self.task_id)
+
+    def failing(self, message_id):
+        """``message_id``'s tree failed (before the object hears of it)."""
+
+
+class MasterCoordinatorHost(SpoutTaskHost):
+    """The ``MasterBatchCoordinator`` task."""
+
+    def prepare(self):
+        ctx = self.executor.context
+        self.obj.open(ctx.storm_conf, self.context, self, ctx.now_ms)
+
+    def failing(self, message_id):
+        log.info("Trident batch %s of %s failed: it is replayed", message_id, self.component_id)
 
     # the spout's collector
 
@@ -315,34 +325,12 @@ class MasterCoordinatorHost(TridentHost):
         self.coordinate(self.executor.spout_emit, self.task_id, stream, values, message_id)
 
 
-class BatchTriggerHost(TridentHost):
+class BatchTriggerHost(SpoutTaskHost):
     """A DRPC stream's spout task (``RichSpoutBatchTriggerer`` over the DRPC spout): each
-    request a batch of its own; its exchanges end within the call."""
+    request a batch of its own."""
 
     def prepare(self):
         self.obj.open(self.executor.context.storm_conf, self.context, self)
-
-    def command(self, command, message_id=""):
-        if self.dead:
-            return
-        obj = self.obj
-        try:
-            if command == "next":
-                obj.next_tuple()
-            elif command == "ack":
-                obj.ack(message_id)
-            elif command == "fail":
-                obj.fail(message_id)
-            elif command == "activate":
-                obj.activate()
-            elif command == "deactivate":
-                obj.deactivate()
-        except GroupingError as e:
-            self.die("%s %s" % (self.component_id, e))
-        except Exception as e:
-            self.raised(e)
-        if not self.dead:
-            self.executor.sync(self.task_id)
 
     def kill(self):
         self.dead = True
