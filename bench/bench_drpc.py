@@ -22,13 +22,17 @@ storm-starter's ManualDRPC in Python (``tests/drpc_programs/exclamation.py``: th
 a bolt adding "!", the return bolt) on ``pynimbus dev``'s Python workers, one copy per server
 (``pynimbus submit`` with the server's ``drpc.servers`` and ``drpc.invocations.port``).
 
+With ``--answerer python-linear`` they are answered by storm-starter's BasicDRPCTopology in
+Python (``tests/drpc_programs/basic_drpc.py``: built by ``pynimbus.drpc.LinearDRPCTopologyBuilder``
+as Storm's builder builds it) on ``pynimbus dev``'s Python workers, one copy per server.
+
 With ``--answerer python-trident`` they are answered by a Trident DRPC stream in Python
 (``tests/trident_programs/drpc_exclamation.py``: ``new_drpc_stream`` and a function adding
 "!"; each request a batch) on ``pynimbus dev``'s Python workers, one copy per server.
 
 Run: ``python bench/bench_drpc.py [--sides pynimbus,storm] [--callers 4] [--responders 2]
-[--answerer python|java-topology|python-topology|python-trident] [--window 10] [--warmup 3]
-[--runs 1]``.
+[--answerer python|java-topology|python-topology|python-linear|python-trident] [--window 10]
+[--warmup 3] [--runs 1]``.
 Storm's side needs Java 17 and the storm-core 1.2.4 jars (Maven Central, cached in
 ``.cache/``; the Java topology also storm-starter 1.2.2 and Debian's ZooKeeper); without them
 it is skipped with the reason.  Asserts nothing.
@@ -215,9 +219,14 @@ def run_java_topologies(args):
             return measure_topologies(args, ours, theirs)
 
 
-def run_python_topologies(args, trident=False):
-    """Both servers at once, each answered by the Python ManualDRPC (or, ``trident``, the
-    Trident DRPC stream) on pynimbus dev's Python workers; ``{side: figures}``."""
+PYTHON_PROGRAMS = {"python-topology": "exclamation:ExclamationDRPC",
+                   "python-linear": "basic_drpc:BasicDRPCTopology",
+                   "python-trident": "drpc_exclamation:topology"}
+
+
+def run_python_topologies(args):
+    """Both servers at once, each answered by the Python program of ``args.answerer`` on
+    pynimbus dev's Python workers; ``{side: figures}``."""
     from nimbus_process import NimbusProcess, free_port
     from test_drpc_topologies import submit
     from trident_cluster import submit as submit_trident
@@ -236,11 +245,12 @@ def run_python_topologies(args, trident=False):
                 project.mkdir()
                 where = ['drpc.servers=["%s"]' % LOOPBACK,
                          "drpc.invocations.port=%d" % server.invocations_port]
-                if trident:
-                    submit_trident(dev, project, "drpc_exclamation:topology",
-                                   "exclamation-" + side, {}, "topology.workers=1", *where)
+                program = PYTHON_PROGRAMS[args.answerer]
+                if args.answerer == "python-trident":
+                    submit_trident(dev, project, program, "exclamation-" + side, {},
+                                   "topology.workers=1", *where)
                 else:
-                    submit(dev, project, "exclamation:ExclamationDRPC", "exclamation-" + side,
+                    submit(dev, project, program, "exclamation-" + side,
                            *[a for option in where for a in ("-c", option)])
             return measure_topologies(args, ours, theirs)
         finally:
@@ -257,8 +267,7 @@ def main(argv=None):
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--answerer", default="python",
-                        choices=("python", "java-topology", "python-topology",
-                                 "python-trident"))
+                        choices=("python", "java-topology") + tuple(PYTHON_PROGRAMS))
     args = parser.parse_args(argv)
     import logging
     # thrift's socket logs each refused connection while a server starts
@@ -272,13 +281,10 @@ def main(argv=None):
         if args.answerer == "java-topology":
             print("answered by storm-starter's BasicDRPCTopology on real Storm 1.2.4 workers")
             results = run_java_topologies(args)
-        elif args.answerer == "python-topology":
-            print("answered by ManualDRPC in Python on pynimbus dev's Python workers")
-            results = run_python_topologies(args)
         else:
-            print("answered by a Trident DRPC stream in Python on pynimbus dev's Python "
-                  "workers")
-            results = run_python_topologies(args, trident=True)
+            print("answered by %s in Python on pynimbus dev's Python workers"
+                  % PYTHON_PROGRAMS[args.answerer])
+            results = run_python_topologies(args)
         for side, runs in results.items():
             for run, figures in enumerate(runs):
                 print_run(side, run, figures)

@@ -110,6 +110,29 @@ def test_a_stopping_server_answers_its_waiting_callers(drpc):
     assert drpc.process.wait(15) == 0
 
 
+def test_callers_past_the_threads_and_queue_storm_holds_are_told_the_server_is_busy(tmp_path):
+    with serving(tmp_path, "drpc.worker.threads=1", "drpc.queue.size=1") as server:
+        waiting = [call_in_thread(server, "words", str(n)) for n in range(2)]
+        requests = [fetch(server, "words"), fetch(server, "words")]
+        with server.client() as client:
+            with pytest.raises(DRPCExecutionException) as busy:
+                client.execute("words", "third")
+        assert busy.value.msg.startswith("DRPC server busy: 2 requests are waiting")
+        with server.invocations() as invocations:
+            invocations.result(requests[0].request_id, "one")
+        waiting[int(requests[0].func_args)][0].join(10)  # its caller is answered: room
+        thread, outcome = call_in_thread(server, "words", "later")
+        later = fetch(server, "words")
+        with server.invocations() as invocations:
+            invocations.result(later.request_id, "answered")
+            invocations.result(requests[1].request_id, "two")
+        thread.join(10)
+        assert outcome == {"result": "answered"}
+        for t, _ in waiting:
+            t.join(10)
+        assert sorted(o["result"] for _, o in waiting) == ["one", "two"]
+
+
 def test_a_crashed_servers_callers_get_an_error_and_its_restart_serves_the_topology_again(
         tmp_path, wait_until):
     first = DRPCProcess(tmp_path, "drpc.request.timeout.secs=30")

@@ -10,7 +10,10 @@ here ``execute`` returns a Deferred that fires with the answer, so a caller wait
 holds up another, and a timer expires the requests older than ``drpc.request.timeout.secs``
 every half of it (2.8.8's ``DRPC``; 1.2.4 looks every 5 s).  Stopping answers the waiting
 callers with "Server Shutting Down".  ``drpc.authorizer`` is asked before each call
-(:mod:`.authorizer`).
+(:mod:`.authorizer`).  As many callers wait at once as Storm's server holds
+(``drpc.worker.threads`` + ``drpc.queue.size``, 192 by default); past that a caller gets
+``DRPCExecutionException`` saying the server is busy (deliberate difference: Storm's server
+drops the connection).
 """
 
 import logging
@@ -36,16 +39,28 @@ DRPC_INVOCATIONS_PORT = "drpc.invocations.port"
 DRPC_HTTP_PORT = "drpc.http.port"
 DRPC_REQUEST_TIMEOUT_SECS = "drpc.request.timeout.secs"
 DRPC_BIND_ADDRESS = "pynimbus.drpc.bind.address"
+DRPC_WORKER_THREADS, DEFAULT_WORKER_THREADS = "drpc.worker.threads", 64
+DRPC_QUEUE_SIZE, DEFAULT_QUEUE_SIZE = "drpc.queue.size", 128
 LISTEN_BACKLOG = 1024
+
+
+def max_waiting_callers(conf):
+    """How many callers may wait at once: Storm's ``execute`` holds one of the
+    ``drpc.worker.threads`` and further calls queue in ``drpc.queue.size`` places."""
+    return (int(conf.get(DRPC_WORKER_THREADS) or DEFAULT_WORKER_THREADS)
+            + int(conf.get(DRPC_QUEUE_SIZE) or DEFAULT_QUEUE_SIZE))
 
 
 @implementer(DistributedRPC.Iface, DistributedRPCInvocations.Iface)
 class DRPCHandler(object):
-    """Both services' calls on one :class:`DRPCRequests` (Storm's ``DRPCThrift``)."""
+    """Both services' calls on one :class:`DRPCRequests` (Storm's ``DRPCThrift``); at most
+    ``max_waiting`` callers wait at once (None: no bound)."""
 
-    def __init__(self, requests, clock):
+    def __init__(self, requests, clock, max_waiting=None):
         self.requests = requests
         self.clock = clock
+        self.max_waiting = max_waiting
+        self.waiting = 0
 
     def now_ms(self):
         return int(self.clock.seconds() * 1000)
@@ -53,14 +68,21 @@ class DRPCHandler(object):
     # DistributedRPC
 
     def execute(self, functionName, funcArgs):
+        if self.max_waiting is not None and self.waiting >= self.max_waiting:
+            raise DRPCExecutionException(msg=(
+                "DRPC server busy: %d requests are waiting for answers, as many as "
+                "drpc.worker.threads + drpc.queue.size allow; try again later"
+                % self.waiting))
         d = defer.Deferred()
 
         def answered(value):
+            self.waiting -= 1
             if isinstance(value, DRPCExecutionException):
                 d.errback(value)
             else:
                 d.callback(value)
         request = self.requests.execute(functionName, funcArgs, self.now_ms(), answered)
+        self.waiting += 1
         log.debug("DRPC request %s for %s (%d bytes of arguments)", request.id, functionName,
                   len(funcArgs or ""))
         return d
@@ -108,7 +130,7 @@ class DRPCDaemon(object):
             self.timeout_secs * 1000, compat=conf.get("pynimbus.storm.compat", "1.x"),
             permit=drpc_permit(conf, self.reactor.seconds, os.environ.get("STORM_CONF_DIR")),
             principal=request_principal(conf))
-        self.handler = DRPCHandler(self.requests, self.reactor)
+        self.handler = DRPCHandler(self.requests, self.reactor, max_waiting_callers(conf))
         interface = self.conf.get(DRPC_BIND_ADDRESS) or "0.0.0.0"
         for setting, processor in ((DRPC_PORT, DistributedRPC.Processor(self.handler)),
                                    (DRPC_INVOCATIONS_PORT,
