@@ -118,6 +118,8 @@ def test_callers_past_the_threads_and_queue_storm_holds_are_told_the_server_is_b
             with pytest.raises(DRPCExecutionException) as busy:
                 client.execute("words", "third")
         assert busy.value.msg.startswith("DRPC server busy: 2 requests are waiting")
+        status, body = http(server, "GET", "/drpc/words/fourth")
+        assert status == 500 and "DRPC server busy" in body
         with server.invocations() as invocations:
             invocations.result(requests[0].request_id, "one")
         waiting[int(requests[0].func_args)][0].join(10)  # its caller is answered: room

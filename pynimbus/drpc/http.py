@@ -12,6 +12,7 @@ The answer is the result as text (200); a failure is Storm's ``DRPCExceptionMapp
 import json
 import logging
 
+from twisted.internet import defer
 from twisted.web import resource, server
 
 from pynimbus.generated.storm.ttypes import DRPCExceptionType, DRPCExecutionException
@@ -63,7 +64,8 @@ class DRPCResource(resource.Resource):
         function, argument = asked
         finished = []
         request.notifyFinish().addBoth(finished.append)  # the caller may go away first
-        d = self.handler.execute(function, argument)
+        # refused at once (busy, not authorized): the same errback as a failure later
+        d = defer.maybeDeferred(self.handler.execute, function, argument)
         d.addCallbacks(self._answer, self._fail, callbackArgs=(request, finished),
                        errbackArgs=(request, finished))
         return server.NOT_DONE_YET
