@@ -161,3 +161,28 @@ def test_shutdown_removes_the_workers_heartbeat(compat):
     state = StandInClusterState(None)
     worker(compat, state).shutdown()
     assert state.removed == (STORM_ID, "sup-a", 6700)
+
+
+def test_a_component_ending_while_the_worker_shuts_down_is_no_error():
+    """The shutdown kills the multilang children: a pipe that breaks then is reported as no
+    component error, and the worker's exit code stays its own."""
+    state = StandInClusterState(None)
+    reported = []
+    state.report_error = lambda *args: reported.append(args)
+    made = worker("1.x", state)
+    made.shutdown()
+    made._child_died("split", "Pipe to subprocess seems to be broken!")
+    assert reported == [] and made.exit_code != daemon.EXIT_CODE_CHILD_DIED
+    assert not made.reactor.stopped
+
+
+def test_stopping_a_reactor_that_stops_already_is_no_error():
+    from twisted.internet.error import ReactorNotRunning
+
+    class StoppingClock(task.Clock):
+        def stop(self):
+            raise ReactorNotRunning("Can't stop reactor that isn't running.")
+
+    made = worker("1.x", StandInClusterState(None))
+    made.reactor = StoppingClock()
+    made.stop_reactor()  # the report of a component's death came after the reactor stopped

@@ -27,6 +27,7 @@ import random
 import time
 
 from twisted.internet import defer, task
+from twisted.internet.error import ReactorNotRunning
 from twisted.internet.threads import deferToThread
 
 from pynimbus.clojure_port.system_topology import (
@@ -168,6 +169,7 @@ class WorkerDaemon(object):
         self.refused_tuples = 0  # tuples from other workers that do not fit the topology
         self._loops = []
         self._stopping = None
+        self.shutting_down = False  # shutdown() began: children ending are no errors
         self._spouts = []
         self._local_state = None
         self.inprocess_classes = {}
@@ -647,17 +649,29 @@ class WorkerDaemon(object):
         first keeps the reactor from spinning while the report's thread writes it."""
         if self.exit_code == EXIT_CODE_CHILD_DIED:
             return  # dying already: one report is enough
+        if self.shutting_down:
+            log.info("component %s ended while the worker shuts down: %s", component_id,
+                     one_line(str(message)))
+            return  # the shutdown kills the children: no error of theirs
         self.exit_code = EXIT_CODE_CHILD_DIED
         self.loop.halt()
         for spout in self._spouts:
             spout.halt()
-        self.report_error(component_id, message).addBoth(lambda _: self.reactor.stop())
+        self.report_error(component_id, message).addBoth(lambda _: self.stop_reactor())
+
+    def stop_reactor(self):
+        """Stop the reactor, unless it is stopping already."""
+        try:
+            self.reactor.stop()
+        except ReactorNotRunning:
+            pass
 
     def shutdown(self):
         """worker.clj ``shutdown`` (2.8.8 ``Worker.shutdown``): stop timers, kill multilang
         children, close sockets, remove this worker's heartbeat from cluster state."""
         if self._stopping is not None:
             return self._stopping
+        self.shutting_down = True
         for loop in self._loops:
             if loop.running:
                 loop.stop()
