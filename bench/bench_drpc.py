@@ -32,7 +32,8 @@ With ``--answerer python-trident`` they are answered by a Trident DRPC stream in
 
 Run: ``python bench/bench_drpc.py [--sides pynimbus,storm] [--callers 4] [--responders 2]
 [--answerer python|java-topology|python-topology|python-linear|python-trident] [--window 10]
-[--warmup 3] [--runs 1]``.
+[--warmup 3] [--runs 1]``.  ``errors`` counts calls that raised or answered something else
+than expected.
 Storm's side needs Java 17 and the storm-core 1.2.4 jars (Maven Central, cached in
 ``.cache/``; the Java topology also storm-starter 1.2.2 and Debian's ZooKeeper); without them
 it is skipped with the reason.  Asserts nothing.
@@ -40,6 +41,7 @@ it is skipped with the reason.  Asserts nothing.
 
 import argparse
 import contextlib
+import json
 import os
 import pathlib
 import statistics
@@ -72,15 +74,26 @@ def process_memory_kib(pid):
     return found.get("VmRSS"), found.get("VmHWM")
 
 
+def expected_answer(function, args, trident=False):
+    """What a call should answer: the arguments (echo), with "!" (exclamation), and a
+    Trident DRPC stream's as the JSON list of its one result tuple."""
+    if function == "echo":
+        return args
+    return json.dumps([[args + "!"]], separators=(",", ":")) if trident else args + "!"
+
+
 class Load(object):
     """Callers and responders against one server until :meth:`stop`."""
 
     def __init__(self, port, invocations_port, callers, responders, poll_secs,
-                 function="echo"):
+                 function="echo", trident=False):
         self.port, self.invocations_port = port, invocations_port
         self.function = function
+        self.trident = trident
         self.poll_secs = poll_secs
-        self.stopping = threading.Event()
+        self.callers = callers
+        self.stopping = threading.Event()            # the callers'
+        self.responders_stopping = threading.Event()  # after the callers' last answers
         self.lock = threading.Lock()
         self.samples = []       # (end time, latency s) of every answered call
         self.errors = 0
@@ -95,7 +108,10 @@ class Load(object):
 
     def stop(self):
         self.stopping.set()
-        for thread in self.threads:
+        for thread in self.threads[:self.callers]:
+            thread.join(30)
+        self.responders_stopping.set()
+        for thread in self.threads[self.callers:]:
             thread.join(30)
 
     def call_loop(self, index):
@@ -113,18 +129,18 @@ class Load(object):
                     continue
                 ended = time.monotonic()
                 with self.lock:
-                    if answer != (args if self.function == "echo" else args + "!"):
+                    if answer != expected_answer(self.function, args, self.trident):
                         self.errors += 1
                     self.samples.append((ended, ended - started))
 
     def respond_loop(self):
         with DRPCInvocationsClient(LOOPBACK, self.invocations_port, timeout=60) as client:
-            while not self.stopping.is_set():
+            while not self.responders_stopping.is_set():
                 request = client.fetchRequest("echo")
                 if request.request_id:
                     client.result(request.request_id, request.func_args)
                 else:
-                    self.stopping.wait(self.poll_secs)
+                    self.responders_stopping.wait(self.poll_secs)
 
     def window(self, start, end):
         """``(calls/s, p50 ms, p99 ms)`` of the calls answered within ``[start, end)``."""
@@ -140,7 +156,7 @@ class Load(object):
 def measure(port, invocations_port, pid, args, responders=None, function="echo"):
     load = Load(port, invocations_port, args.callers,
                 args.responders if responders is None else responders,
-                args.poll_ms / 1000.0, function)
+                args.poll_ms / 1000.0, function, args.answerer == "python-trident")
     load.start()
     try:
         time.sleep(args.warmup)
@@ -181,7 +197,8 @@ def measure_topologies(args, ours, theirs):
     out = {}
     for side, server in (("pynimbus", ours), ("storm", theirs)):
         with DRPCClient(LOOPBACK, server.port, timeout=300) as client:
-            client.execute("exclamation", "warm")  # the topology is up
+            answer = client.execute("exclamation", "warm")  # the topology is up
+        print("%s: exclamation(warm) = %r" % (side, answer))
         out[side] = [measure(server.port, server.invocations_port, server.process.pid, args,
                              responders=0, function="exclamation")
                      for _ in range(args.runs)]
