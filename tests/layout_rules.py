@@ -6,7 +6,7 @@ Rooms, by the first part of a module's name under ``pynimbus``:
 * **pure ports**: ``clojure_port``, ``jstorm_port``, ``trident`` (Trident's API, planner and
   batch logic): upstream logic on values, neither Twisted nor kazoo;
 * **programs**: ``nimbus`` (with ``handlers`` and ``blobstore``, its Thrift handlers and blob
-  store), ``supervisor``, ``worker``, ``tools``, ``drpc``;
+  store), ``supervisor``, ``worker``, ``tools``, ``drpc``, ``ui``;
 * **the door**: ``cli`` (the ``pynimbus`` command, which starts the programs), ``testing`` (the
   public test API) and ``client`` (the public name of the blocking client), and the package's
   own ``__init__`` (its version).
@@ -26,7 +26,8 @@ import os
 FLOORS = ("common", "cluster", "thrift", "generated")
 PURE_PORTS = ("clojure_port", "jstorm_port", "trident")
 PROGRAMS = {"nimbus": "nimbus", "handlers": "nimbus", "blobstore": "nimbus",
-            "supervisor": "supervisor", "worker": "worker", "tools": "tools", "drpc": "drpc"}
+            "supervisor": "supervisor", "worker": "worker", "tools": "tools", "drpc": "drpc",
+            "ui": "ui"}
 DOOR = ("cli", "testing", "client")
 IO_LIBRARIES = ("twisted", "kazoo")
 

@@ -114,6 +114,13 @@ def build_parser():
                     "drpc.invocations.port; a request not answered within "
                     "drpc.request.timeout.secs (600) fails with DRPCExecutionException. "
                     "It binds pynimbus.drpc.bind.address (default all interfaces).")
+    sub.add_parser(
+        "ui", parents=[common],
+        help="run Storm's UI REST API (ui.port 8080)",
+        description="Serve Storm's UI REST API (/api/v1/cluster/summary, nimbus/summary, "
+                    "supervisor/summary, topology/summary, history/summary, "
+                    "cluster/configuration) on ui.port at ui.host, from the leader of "
+                    "nimbus.seeds.")
     add_client_commands(sub, common)
     return parser
 
@@ -205,6 +212,13 @@ def run_drpc(conf):
     return run_daemon(DRPCDaemon, conf, "DRPC")
 
 
+def run_ui(conf):
+    """Run a UIDaemon on the global reactor until SIGINT/SIGTERM; return an exit code."""
+    from pynimbus.ui.server import UIDaemon
+
+    return run_daemon(UIDaemon, conf, "UI")
+
+
 def run_daemon(daemon_class, conf, what, on_running=None):
     """Run ``daemon_class(conf, reactor)`` on the global reactor until SIGINT/SIGTERM (and
     ``on_running(reactor)`` once it runs); return an exit code."""
@@ -278,7 +292,7 @@ def main(argv=None):
         return run_client_command(args, conf)
     supervisor = args.command == "supervisor"
     path = setup_logging(conf, args.log_level, "supervisor" if supervisor
-                         else "drpc" if args.command == "drpc" else "nimbus")
+                         else args.command if args.command in ("drpc", "ui") else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
     log.info("storm.local.dir is %s", conf["storm.local.dir"])
     log_storm_yaml(args.config)
@@ -288,6 +302,8 @@ def main(argv=None):
         return run_supervisor(conf)
     if args.command == "drpc":
         return run_drpc(conf)
+    if args.command == "ui":
+        return run_ui(conf)
     return run_nimbus(conf, dev=args.command == "dev")
 
 
