@@ -102,3 +102,50 @@ def test_without_nimbus_the_api_answers_500_with_the_error(tmp_path):
         assert "LeaderNotFound" in error["errorMessage"]
     finally:
         ui.stop()
+
+
+def test_a_running_topologys_page_shows_its_components_counting(cluster, tmp_path):
+    """The quickstart word count on dev's Python workers: its page (all-time and 10-minute
+    windows) lists its components with what they emitted, as getTopologyPageInfo has it."""
+    import subprocess
+    import sys
+
+    from pynimbus.generated.storm.ttypes import KillOptions
+    from pynimbus_path import child_env
+    from sparse_projects import quickstart
+
+    nimbus, ui = cluster
+    root = quickstart(tmp_path)
+    submitted = subprocess.run(
+        [sys.executable, "-m", "pynimbus.cli", "submit", "topologies/wordcount.py",
+         "--nimbus", "127.0.0.1:%d" % nimbus.port, "--wait"],
+        cwd=root, env=child_env(), capture_output=True, text=True, timeout=180)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    try:
+        [summary] = thrift(nimbus, "getClusterInfo").topologies
+        path = "/api/v1/topology/%s" % summary.id
+        deadline = time.monotonic() + 120
+        while True:
+            page = ui.json(path)
+            if page["spouts"] and page["spouts"][0]["emitted"] > 0:
+                break
+            assert time.monotonic() < deadline, page
+            time.sleep(0.5)  # the workers' heartbeats bring the counts
+        info = thrift(nimbus, "getTopologyPageInfo", summary.id, ":all-time", False)
+        assert page["name"] == "wordcount" and page["status"] == "ACTIVE"
+        assert [s["spoutId"] for s in page["spouts"]] == sorted(info.id_to_spout_agg_stats)
+        assert sorted(b["boltId"] for b in page["bolts"]) == sorted(info.id_to_bolt_agg_stats)
+        assert page["topologyStats"][-1]["window"] == ":all-time"
+        assert page["topologyStats"][-1]["emitted"] > 0
+        assert [w["port"] for w in page["workers"]] == [w.port for w in info.workers]
+        ten_minutes = ui.json(path + "?window=600")
+        assert ten_minutes["window"] == "600" and ten_minutes["windowHint"] == "10m 0s"
+        assert ten_minutes["spouts"][0]["emitted"] > 0
+    finally:
+        thrift(nimbus, "killTopologyWithOpts", "wordcount", KillOptions(wait_secs=0))
+
+
+def test_an_unknown_topology_answers_500_with_nimbus_error(cluster):
+    _nimbus, ui = cluster
+    status, _type, body = ui.get("/api/v1/topology/nope-1-1")
+    assert status == 500 and "NotAliveException" in json.loads(body)["errorMessage"]

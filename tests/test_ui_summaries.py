@@ -109,3 +109,75 @@ def test_topology_summary():
 def test_history_summary():
     assert ui.topology_history_info(TopologyHistoryInfo(topo_ids=["a-1-1", "b-2-2"])) == {
         "topo-history": ["a-1-1", "b-2-2"]}
+
+
+# -- the topology page
+
+@pytest.mark.parametrize("value, text", [
+    (None, "0"), (0.0, "0.000"), (2.0, "2.000"), (0.1, "0.100"), (12.3456, "12.346"),
+    (0.0005, "0.001")])  # as a Java float, 0.0005 is 0.000500000023...: up
+def test_float_str(value, text):
+    assert ui.float_str(value) == text
+
+
+def test_java_format_rounds_the_shortest_digits_half_up():
+    assert ui.java_format_fixed(0.15, 1) == "0.2"  # Python's "%.1f" gives 0.1
+    assert ui.java_format_fixed(0.25, 1) == "0.3"
+
+
+def page_info():
+    from pynimbus.generated.storm.ttypes import (
+        BoltAggregateStats, CommonAggregateStats, ComponentAggregateStats, ComponentType,
+        DebugOptions, ErrorInfo, SpecificAggregateStats, SpoutAggregateStats, TopologyPageInfo,
+        TopologyStats, WorkerSummary)
+
+    def common(emitted):
+        return CommonAggregateStats(num_executors=2, num_tasks=2, emitted=emitted,
+                                    transferred=emitted, acked=5, failed=1,
+                                    resources_map={ui.ONHEAP: 128.0, ui.CPU: 10.0})
+    spout = ComponentAggregateStats(
+        type=ComponentType.SPOUT, common_stats=common(100),
+        specific_stats=SpecificAggregateStats(spout=SpoutAggregateStats(
+            complete_latency_ms=3.25)))
+    bolt = ComponentAggregateStats(
+        type=ComponentType.BOLT, common_stats=common(40),
+        specific_stats=SpecificAggregateStats(bolt=BoltAggregateStats(
+            capacity=0.5, execute_latency_ms=1.0, process_latency_ms=2.0, executed=40)),
+        last_error=ErrorInfo(error="x" * 300, error_time_secs=990, host="h1", port=6700))
+    windows = {"600": 10, "10800": 20, ":all-time": 30, "86400": 25}
+    return TopologyPageInfo(
+        id="wc-1-2", name="wc", uptime_secs=61, status="ACTIVE", num_tasks=4, num_workers=1,
+        num_executors=4, topology_conf='{"topology.message.timeout.secs": 30}',
+        id_to_spout_agg_stats={"sentences": spout}, id_to_bolt_agg_stats={"count": bolt},
+        sched_status="", owner="alice", replication_count=1,
+        topology_stats=TopologyStats(
+            window_to_emitted=windows, window_to_transferred=windows,
+            window_to_complete_latencies_ms={"600": 1.5, ":all-time": 2.0},
+            window_to_acked=windows, window_to_failed={}),
+        workers=[WorkerSummary(supervisor_id="s", host="h1", port=6700, topology_id="wc-1-2",
+                               topology_name="wc", num_executors=4, uptime_secs=60,
+                               component_to_num_tasks={"count": 2})],
+        debug_options=DebugOptions(enable=True, samplingpct=20.0))
+
+
+def test_topology_page():
+    body = ui.topology_page(CONF, page_info(), "600", None, now_secs=1000)
+    assert [(w["window"], w["windowPretty"], w["emitted"], w["completeLatency"], w["failed"])
+            for w in body["topologyStats"]] == [
+        ("600", "10m 0s", 10, "1.500", None), ("10800", "3h 0m 0s", 20, "0", None),
+        ("86400", "1d 0h 0m 0s", 25, "0", None), (":all-time", "All time", 30, "2.000", None)]
+    [spout], [bolt], [worker] = body["spouts"], body["bolts"], body["workers"]
+    assert spout == {
+        "spoutId": "sentences", "encodedSpoutId": "sentences", "executors": 2, "tasks": 2,
+        "emitted": 100, "transferred": 100, "acked": 5, "failed": 1,
+        "requestedMemOnHeap": 128.0, "requestedMemOffHeap": None, "requestedCpu": 10.0,
+        "completeLatency": "3.250", "lastError": "", "errorTime": None, "errorHost": "",
+        "errorPort": "", "errorLapsedSecs": None, "errorWorkerLogLink": ""}
+    assert (bolt["capacity"], bolt["executeLatency"], bolt["processLatency"],
+            bolt["executed"]) == ("0.500", "1.000", "2.000", 40)
+    assert (bolt["lastError"], bolt["errorLapsedSecs"], bolt["errorWorkerLogLink"]) == (
+        "x" * 200, 10, "http://h1:8000/log?file=wc-1-2%2F6700%2Fworker.log")
+    assert worker["workerLogLink"] == "http://h1:8000/log?file=wc-1-2%2F6700%2Fworker.log"
+    assert (body["window"], body["windowHint"], body["msgTimeout"], body["debug"],
+            body["samplingPct"], body["configuration"]) == (
+        "600", "10m 0s", 30, True, 20.0, {"topology.message.timeout.secs": 30})

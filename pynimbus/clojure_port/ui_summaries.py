@@ -2,20 +2,33 @@
 
 Ports of 1.2.4 ``ui/core.clj`` (``cluster-summary``, ``nimbus-summary`` with
 ``convert-to-nimbus-summary``, ``supervisor-summary`` with ``supervisor-summary-to-json``,
-``all-topologies-summary``, ``topology-history-info``, the log links) and of ``ui/helpers.clj``
-(``pretty-uptime-sec``, ``url-format``) and ring's ``url-encode``: each function takes the
+``all-topologies-summary``, ``topology-history-info``, ``topology-page`` with
+``unpack-topology-page-info``, ``topology-stats``, ``comp-agg-stats-json`` and
+``worker-summary-to-json``, the log links), of ``ui/helpers.clj`` (``pretty-uptime-sec``,
+``url-format``), of ``stats.clj``'s ``float-str`` and ``error-subset``, and ring's
+``url-encode``: each function takes the
 Thrift values (``ClusterSummary``, ``NimbusSummary``, ...) and the UI's conf, and gives the
 JSON object Storm's UI writes, with its field names and values.  A Thrift field left unset
 reads as Java's getter reads it (0 for a number).
 """
 
 import decimal
+import json
 import re
+import struct
+
+from pynimbus.clojure_port.java_hash_map import thrift_map_order
 
 SUPERVISOR_MEMORY_CAPACITY_MB = "supervisor.memory.capacity.mb"
 SUPERVISOR_CPU_CAPACITY = "supervisor.cpu.capacity"
 SCHEDULER_DISPLAY_RESOURCE = "scheduler.display.resource"
 LOGVIEWER_PORT = "logviewer.port"
+TOPOLOGY_MESSAGE_TIMEOUT_SECS = "topology.message.timeout.secs"
+ONHEAP = "topology.component.resources.onheap.memory.mb"
+OFFHEAP = "topology.component.resources.offheap.memory.mb"
+CPU = "topology.component.cpu.pcore.percent"
+ALL_TIME = ":all-time"
+ERROR_SUBSET_CHARS = 200
 
 PRETTY_SEC_DIVIDERS = (("s", 60), ("m", 60), ("h", 24), ("d", None))
 # ring.util.codec/url-encode keeps these characters and percent-encodes every other byte
@@ -98,12 +111,26 @@ def cluster_summary(conf, summary, user, storm_version):
 
 
 def _percent_used(total, available):
-    """``(format "%.1f" ...)`` of the share used (Java's formatter rounds the double's exact
-    value half up), or the number 0.0 without a total."""
+    """``(format "%.1f" ...)`` of the share used, or the number 0.0 without a total."""
     if total > 0.0:
-        exact = decimal.Decimal((total - available) / total * 100.0)
-        return str(exact.quantize(decimal.Decimal("0.1"), rounding=decimal.ROUND_HALF_UP))
+        return java_format_fixed((total - available) / total * 100.0, 1)
     return 0.0
+
+
+def java_format_fixed(value, places):
+    """Java's ``String.format("%.Nf", double)``: the double's decimal digits (its shortest
+    text) rounded half up."""
+    digits = decimal.Decimal(repr(float(value)))
+    return str(digits.quantize(decimal.Decimal(1).scaleb(-places),
+                               rounding=decimal.ROUND_HALF_UP))
+
+
+def float_str(n):
+    """``float-str``: ``(format "%.3f" (float n))`` (the value as a Java float first), or
+    ``"0"`` for null."""
+    if n is None:
+        return "0"
+    return java_format_fixed(struct.unpack("f", struct.pack("f", float(n)))[0], 3)
 
 
 def offline_nimbus_summary(conf, seed):
@@ -195,3 +222,160 @@ def _topology_summary(t):
 def topology_history_info(history):
     """``topology-history-info``: the ids of the topologies the user ran."""
     return {"topo-history": list(history.topo_ids or [])}
+
+
+# -- the topology page
+
+
+def logviewer_link(conf, host, fname):
+    """``logviewer-link`` over plain HTTP."""
+    return url_format("http://%s:%s/log?file=%s", host, conf.get(LOGVIEWER_PORT), fname)
+
+
+def worker_log_link(conf, host, port, topology_id):
+    """``worker-log-link``: the worker's log in the logviewer, or ``""`` without a host or
+    port."""
+    if not host or str(port) in ("", "0", "None"):
+        return ""
+    return logviewer_link(conf, host, "%s/%s/worker.log" % (topology_id, port))
+
+
+def worker_summary_to_json(conf, w):
+    """``worker-summary-to-json``."""
+    return {
+        "supervisorId": w.supervisor_id,
+        "host": w.host,
+        "port": w.port,
+        "topologyId": w.topology_id,
+        "topologyName": w.topology_name,
+        "executorsTotal": w.num_executors,
+        "assignedMemOnHeap": w.assigned_memonheap or 0.0,
+        "assignedMemOffHeap": w.assigned_memoffheap or 0.0,
+        "assignedCpu": w.assigned_cpu or 0.0,
+        "componentNumTasks": w.component_to_num_tasks,
+        "uptime": pretty_uptime_sec(w.uptime_secs or 0),
+        "uptimeSeconds": w.uptime_secs,
+        "workerLogLink": worker_log_link(conf, w.host, w.port, w.topology_id),
+    }
+
+
+def stats_times(window_map):
+    """``stats-times``: the windows of a stat other than all-time, by their seconds."""
+    return sorted((w for w in (window_map or {}) if w != ALL_TIME), key=int)
+
+
+def window_hint(window):
+    return "All time" if window == ALL_TIME else pretty_uptime_sec(int(window))
+
+
+def topology_stats(stats):
+    """``topology-stats``: per window of the emitted counts (then all-time), each stat."""
+    rows = []
+    for w in stats_times(stats.window_to_emitted) + [ALL_TIME]:
+        rows.append({
+            "windowPretty": window_hint(w),
+            "window": w,
+            "emitted": (stats.window_to_emitted or {}).get(w),
+            "transferred": (stats.window_to_transferred or {}).get(w),
+            "completeLatency": float_str(
+                (stats.window_to_complete_latencies_ms or {}).get(w)),
+            "acked": (stats.window_to_acked or {}).get(w),
+            "failed": (stats.window_to_failed or {}).get(w),
+        })
+    return rows
+
+
+def error_json(conf, topology_id, error, now_secs):
+    """``get-error-json``: a component's last error, with its worker's log link."""
+    host = error.host if error else ""
+    port = error.port if error else ""
+    error_time = error.error_time_secs if error else None
+    return {"lastError": error.error[:ERROR_SUBSET_CHARS] if error else "",
+            "errorTime": error_time,
+            "errorHost": host,
+            "errorPort": port,
+            "errorLapsedSecs": now_secs - error_time if error_time is not None else None,
+            "errorWorkerLogLink": worker_log_link(conf, host, port, topology_id)}
+
+
+def common_agg_stats_json(common):
+    """``common-agg-stats-json``."""
+    resources = common.resources_map or {}
+    return {"executors": common.num_executors or 0, "tasks": common.num_tasks or 0,
+            "emitted": common.emitted or 0, "transferred": common.transferred or 0,
+            "acked": common.acked or 0, "failed": common.failed or 0,
+            "requestedMemOnHeap": resources.get(ONHEAP),
+            "requestedMemOffHeap": resources.get(OFFHEAP),
+            "requestedCpu": resources.get(CPU)}
+
+
+def spout_agg_stats_json(conf, topology_id, component_id, stats, now_secs):
+    """``comp-agg-stats-json`` of a spout."""
+    body = common_agg_stats_json(stats.common_stats)
+    body.update(error_json(conf, topology_id, stats.last_error, now_secs))
+    body.update({"spoutId": component_id, "encodedSpoutId": url_encode(component_id),
+                 "completeLatency": float_str(
+                     stats.specific_stats.spout.complete_latency_ms or 0.0)})
+    return body
+
+
+def bolt_agg_stats_json(conf, topology_id, component_id, stats, now_secs):
+    """``comp-agg-stats-json`` of a bolt."""
+    bolt = stats.specific_stats.bolt
+    body = common_agg_stats_json(stats.common_stats)
+    body.update(error_json(conf, topology_id, stats.last_error, now_secs))
+    body.update({"boltId": component_id, "encodedBoltId": url_encode(component_id),
+                 "capacity": float_str(bolt.capacity or 0.0),
+                 "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
+                 "executed": bolt.executed or 0,
+                 "processLatency": float_str(bolt.process_latency_ms or 0.0)})
+    return body
+
+
+def topology_page(conf, info, window, user, now_secs):
+    """``topology-page``: a ``TopologyPageInfo`` for ``window`` (``":all-time"`` or
+    seconds) as the UI shows it; components in the order Storm's UI lists them (its decoded
+    Thrift map's)."""
+    topology_id = info.id
+    debug = info.debug_options
+    on, off = info.assigned_memonheap or 0.0, info.assigned_memoffheap or 0.0
+    topology_conf = json.loads(info.topology_conf) if info.topology_conf else {}
+    spouts = info.id_to_spout_agg_stats or {}
+    bolts = info.id_to_bolt_agg_stats or {}
+    return {
+        "id": topology_id,
+        "encodedId": url_encode(topology_id),
+        "owner": info.owner,
+        "name": info.name,
+        "status": info.status,
+        "uptime": pretty_uptime_sec(info.uptime_secs or 0),
+        "uptimeSeconds": info.uptime_secs,
+        "tasksTotal": info.num_tasks,
+        "workersTotal": info.num_workers,
+        "executorsTotal": info.num_executors,
+        "schedulerInfo": info.sched_status,
+        "requestedMemOnHeap": info.requested_memonheap or 0.0,
+        "requestedMemOffHeap": info.requested_memoffheap or 0.0,
+        "requestedCpu": info.requested_cpu or 0.0,
+        "assignedMemOnHeap": on,
+        "assignedMemOffHeap": off,
+        "assignedTotalMem": on + off,
+        "assignedCpu": info.assigned_cpu or 0.0,
+        "topologyStats": topology_stats(info.topology_stats),
+        "workers": [worker_summary_to_json(conf, w) for w in info.workers or []],
+        "spouts": [spout_agg_stats_json(conf, topology_id, c, spouts[c], now_secs)
+                   for c in thrift_map_order(spouts)],
+        "bolts": [bolt_agg_stats_json(conf, topology_id, c, bolts[c], now_secs)
+                  for c in thrift_map_order(bolts)],
+        # an unset field reads as Java's getter gives it (false, 0.0); no options: 10 %
+        "debug": bool(debug.enable) if debug is not None else False,
+        "samplingPct": (debug.samplingpct or 0.0) if debug is not None else 10,
+        "replicationCount": info.replication_count or 0,
+        "user": user,
+        "window": window,
+        "windowHint": window_hint(window),
+        "msgTimeout": topology_conf.get(TOPOLOGY_MESSAGE_TIMEOUT_SECS),
+        "configuration": topology_conf,
+        "visualizationTable": [],
+        "schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE),
+    }

@@ -1,8 +1,9 @@
 """``pynimbus ui``: Storm's UI REST API on Twisted web, on ``ui.port`` (8080).
 
-The cluster-wide answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
+The answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
 (Nimbus's conf as Nimbus gives it), ``/api/v1/cluster/summary``, ``/api/v1/nimbus/summary``,
-``/api/v1/history/summary``, ``/api/v1/supervisor/summary`` and ``/api/v1/topology/summary``,
+``/api/v1/history/summary``, ``/api/v1/supervisor/summary``, ``/api/v1/topology/summary``
+and ``/api/v1/topology/<id>`` (``window``, ``sys``),
 computed from the leader Nimbus's Thrift answers by :mod:`pynimbus.clojure_port.ui_summaries`.
 Responses as ``json-response`` writes them (``Cache-Control: no-cache, no-store``, JSON, or
 JavaScript ``callback(...);`` with a ``callback`` parameter); a failure as ``catch-errors``
@@ -47,9 +48,10 @@ class UIApi(object):
     """The REST API's answers: ``path`` (after ``/api/v1/``) to a Deferred JSON value (or
     JSON text), or None for a path it does not know."""
 
-    def __init__(self, conf, nimbus):
+    def __init__(self, conf, nimbus, clock):
         self.conf = conf
         self.nimbus = nimbus
+        self.clock = clock
         self.storm_version = (STORM_VERSION_2X if conf.get("pynimbus.storm.compat") == "2.x"
                               else STORM_VERSION)
         self.routes = {
@@ -61,11 +63,15 @@ class UIApi(object):
             "topology/summary": self.topology_summary,
         }
 
-    def answer(self, path, user=None):
+    def answer(self, path, params, user=None):
+        """``params``: the query's ``{name: text}``."""
         route = self.routes.get(path)
-        if route is None:
-            return None
-        return defer.maybeDeferred(route, user)
+        if route is not None:
+            return defer.maybeDeferred(route, user)
+        parts = path.split("/")
+        if len(parts) == 2 and parts[0] == "topology" and parts[1]:
+            return defer.maybeDeferred(self.topology, parts[1], params, user)
+        return None
 
     def cluster_configuration(self, user):
         # ``:serialize-fn identity``: Nimbus's JSON text as it is
@@ -101,6 +107,20 @@ class UIApi(object):
         summary = yield self.nimbus("getClusterInfo")
         return ui_summaries.all_topologies_summary(self.conf, summary.topologies or [])
 
+    @defer.inlineCallbacks
+    def topology(self, topology_id, params, user):
+        """``/api/v1/topology/:id`` with ``window`` (default all-time) and ``sys``."""
+        window = params.get("window") or ui_summaries.ALL_TIME
+        info = yield self.nimbus("getTopologyPageInfo", topology_id, window,
+                                 include_sys(params.get("sys")))
+        return ui_summaries.topology_page(self.conf, info, window, user,
+                                          int(self.clock.seconds()))
+
+
+def include_sys(sys_param):
+    """``check-include-sys?``: absent or "false" is false, anything else true."""
+    return sys_param is not None and sys_param != "false"
+
 
 class RawJSON(str):
     """JSON text written as it is."""
@@ -128,9 +148,10 @@ class ApiResource(resource.Resource):
 
     def render_GET(self, request):
         path = "/".join(p.decode("utf-8", "replace") for p in request.postpath)
-        callback = request.args.get(b"callback", [None])[0]
-        callback = callback.decode("utf-8", "replace") if callback else None
-        d = self.api.answer(path)
+        params = {k.decode("utf-8", "replace"): v[0].decode("utf-8", "replace")
+                  for k, v in request.args.items() if v}
+        callback = params.get("callback") or None
+        d = self.api.answer(path, params)
         if d is None:
             return NotFound().render(request)
         finished = []
@@ -203,7 +224,7 @@ class UIDaemon(object):
     def __init__(self, conf, reactor, nimbus=None):
         self.conf = conf
         self.reactor = reactor
-        self.api = UIApi(conf, nimbus or NimbusCalls(conf))
+        self.api = UIApi(conf, nimbus or NimbusCalls(conf), reactor)
         self.port = None
 
     def start(self):

@@ -144,7 +144,8 @@ def assigned_executors(cluster, name, component=None):
 # Cluster-wide pages (the index page)
 
 # what changes between two reads a moment apart: left out of the comparison
-UPTIME_FIELDS = ("uptime", "uptimeSeconds", "nimbusUpTime", "nimbusUpTimeSeconds")
+UPTIME_FIELDS = ("uptime", "uptimeSeconds", "nimbusUpTime", "nimbusUpTimeSeconds",
+                 "errorLapsedSecs")
 CLUSTER_WIDE = ("/api/v1/cluster/summary", "/api/v1/nimbus/summary",
                 "/api/v1/supervisor/summary", "/api/v1/topology/summary",
                 "/api/v1/cluster/configuration")
@@ -173,13 +174,21 @@ def our_ui(cluster, tmp_path_factory):
         ui.stop()
 
 
-@pytest.mark.parametrize("path", CLUSTER_WIDE)
+@pytest.mark.parametrize("path", CLUSTER_WIDE + tuple(
+    "topology:%s%s" % (t.name, query) for t in TOPOLOGIES
+    for query in ("", "?window=600", "?sys=true")))
 def test_pynimbus_ui_answers_as_storms_ui(cluster, our_ui, path):
     """Field by field, uptimes aside: pynimbus ui and Storm 1.2.4's UI against one Nimbus."""
+    if path.startswith("topology:"):
+        name, _, query = path[len("topology:"):].partition("?")
+        path = topology_path(cluster, name) + ("?" + query if query else "")
     theirs = page(cluster, path)
     status, _type, body = our_ui.get(path)
     assert status == 200, body
-    assert without_uptimes(json.loads(body)) == without_uptimes(theirs)
+    ours, theirs = without_uptimes(json.loads(body)), without_uptimes(theirs)
+    for key in sorted(set(ours) | set(theirs)):
+        assert ours.get(key) == theirs.get(key), key
+    assert ours == theirs
 
 
 def test_cluster_summary(cluster):
