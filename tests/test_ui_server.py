@@ -8,6 +8,7 @@ import time
 import pytest
 
 from nimbus_process import LOOPBACK, NimbusProcess, free_port
+from pynimbus.generated.storm.ttypes import KillOptions
 from pynimbus.thrift.client import NimbusClient
 from ui_process import UIProcess
 
@@ -110,7 +111,6 @@ def test_a_running_topologys_page_shows_its_components_counting(cluster, tmp_pat
     import subprocess
     import sys
 
-    from pynimbus.generated.storm.ttypes import KillOptions
     from pynimbus_path import child_env
     from sparse_projects import quickstart
 
@@ -149,3 +149,80 @@ def test_an_unknown_topology_answers_500_with_nimbus_error(cluster):
     _nimbus, ui = cluster
     status, _type, body = ui.get("/api/v1/topology/nope-1-1")
     assert status == 500 and "NotAliveException" in json.loads(body)["errorMessage"]
+
+
+def submit_quickstart(nimbus, tmp_path, name="wordcount", *options):
+    """The quickstart word count submitted as ``name`` (and waited for)."""
+    import subprocess
+    import sys
+
+    from pynimbus_path import child_env
+    from sparse_projects import quickstart
+
+    root = quickstart(tmp_path)
+    submitted = subprocess.run(
+        [sys.executable, "-m", "pynimbus.cli", "submit", "topologies/wordcount.py",
+         "--name", name, "--nimbus", "127.0.0.1:%d" % nimbus.port, "--wait"] + list(options),
+        cwd=root, env=child_env(), capture_output=True, text=True, timeout=180)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    return next(t.id for t in thrift(nimbus, "getClusterInfo").topologies if t.name == name)
+
+
+def test_the_lifecycle_actions_reach_nimbus(cluster, tmp_path):
+    """POST deactivate, activate, debug (topology and component), rebalance with options
+    and kill, each answered as Storm's UI answers; a wait time that is no number changes
+    nothing."""
+    nimbus, ui = cluster
+    storm_id = submit_quickstart(nimbus, tmp_path, "actions")
+    base = "/api/v1/topology/%s/" % storm_id
+
+    def status():
+        return thrift(nimbus, "getTopologyInfo", storm_id).status
+
+    assert ui.post(base + "deactivate") == (200, {
+        "topologyOperation": "deactivate", "topologyId": storm_id, "status": "success"})
+    assert status() == "INACTIVE"
+    assert ui.post(base + "activate")[0] == 200 and status() == "ACTIVE"
+    assert ui.post(base + "debug/enable/20")[1]["topologyOperation"] == "debug/enable"
+    debug = thrift(nimbus, "getTopologyInfo", storm_id).component_debug
+    assert debug[storm_id].enable and debug[storm_id].samplingpct == 20.0  # the topology's
+    assert ui.post(base + "component/count_bolt/debug/enable/5")[1] == {
+        "topologyOperation": "/debug/enable", "topologyId": storm_id,
+        "componentId": "count_bolt", "status": "success"}
+    debug = thrift(nimbus, "getTopologyInfo", storm_id).component_debug
+    assert debug["count_bolt"].enable and debug["count_bolt"].samplingpct == 5.0
+    code, error = ui.post(base + "kill/soon")
+    assert code == 500 and 'For input string: \\"soon\\"' in json.dumps(error), error
+    assert status() == "ACTIVE"
+    assert ui.post(base + "rebalance/0", {"rebalanceOptions": {"numWorkers": 1}})[0] == 200
+    assert status() == "REBALANCING"
+    assert ui.post(base + "kill/0")[1]["topologyOperation"] == "kill"
+    deadline = time.monotonic() + 60
+    while any(t.id == storm_id for t in thrift(nimbus, "getClusterInfo").topologies):
+        assert time.monotonic() < deadline, "the topology was never removed"
+        time.sleep(0.2)  # removal after the kill's wait is the condition
+
+
+def test_an_action_on_an_unknown_topology_or_path(cluster):
+    _nimbus, ui = cluster
+    code, error = ui.post("/api/v1/topology/nope-1-1/activate")
+    assert code == 500 and "NotAliveException" in error["errorMessage"]
+    assert ui.post("/api/v1/topology/nope-1-1/explode") == (404, "Page not found")
+
+
+def test_topology_workers_supervisor_page_and_log_config(cluster, tmp_path):
+    nimbus, ui = cluster
+    storm_id = submit_quickstart(nimbus, tmp_path, "pages")
+    try:
+        info = thrift(nimbus, "getTopologyInfo", storm_id)
+        workers = ui.json("/api/v1/topology-workers/%s" % storm_id)
+        assert workers["hostPortList"] == [
+            dict(t) for t in dict.fromkeys((("host", e.host), ("port", e.port))
+                                           for e in info.executors)]
+        [supervisor] = thrift(nimbus, "getClusterInfo").supervisors
+        page = ui.json("/api/v1/supervisor?id=%s" % supervisor.supervisor_id)
+        assert [s["id"] for s in page["supervisors"]] == [supervisor.supervisor_id]
+        assert {w["topologyId"] for w in page["workers"]} == {storm_id}
+        assert ui.json("/api/v1/topology/%s/logconfig" % storm_id) == {"namedLoggerLevels": {}}
+    finally:
+        thrift(nimbus, "killTopologyWithOpts", "pages", KillOptions(wait_secs=0))

@@ -39,6 +39,22 @@ class UIProcess(object):
         finally:
             connection.close()
 
+    def post(self, path, body=None):
+        """``(status, parsed JSON or text)`` of a POST (``body`` sent as JSON)."""
+        connection = http.client.HTTPConnection(LOOPBACK, self.port, timeout=60)
+        try:
+            headers = {"Content-Type": "application/json"} if body is not None else {}
+            connection.request("POST", path, body=json.dumps(body) if body is not None
+                               else None, headers=headers)
+            response = connection.getresponse()
+            text = response.read().decode("utf-8")
+        finally:
+            connection.close()
+        try:
+            return response.status, json.loads(text)
+        except ValueError:
+            return response.status, text
+
     def json(self, path):
         status, _type, body = self.get(path)
         assert status == 200, body

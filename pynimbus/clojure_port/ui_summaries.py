@@ -379,3 +379,57 @@ def topology_page(conf, info, window, user, now_secs):
         "visualizationTable": [],
         "schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE),
     }
+
+
+# -- the other topology pages and the actions
+
+LOG4J_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
+
+
+def worker_host_port(executors):
+    """``worker-host-port``: the distinct ``{"host", "port"}`` of the executors, in their
+    order."""
+    seen, ret = set(), []
+    for e in executors or []:
+        if (e.host, e.port) not in seen:
+            seen.add((e.host, e.port))
+            ret.append({"host": e.host, "port": e.port})
+    return ret
+
+
+def supervisor_page(conf, info):
+    """``supervisor-page-info``: the supervisors asked for and their workers."""
+    return {"supervisors": [supervisor_summary_to_json(conf, s)
+                            for s in info.supervisor_summaries or []],
+            "schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE),
+            "workers": [worker_summary_to_json(conf, w) for w in info.worker_summaries or []]}
+
+
+def to_log4j_level(name):
+    """log4j2's ``Level.toLevel(name).toString()``: the level's name, DEBUG for an unknown
+    one or none."""
+    upper = (name or "").upper()
+    return upper if upper in LOG4J_LEVELS else "DEBUG"
+
+
+def level_to_dict(level):
+    """``level-to-dict``."""
+    return {"target_level": to_log4j_level(level.target_log_level),
+            "reset_level": to_log4j_level(level.reset_log_level),
+            "timeout": level.reset_log_level_timeout_secs or 0,
+            "timeout_epoch": level.reset_log_level_timeout_epoch or 0}
+
+
+def log_config(config):
+    """``log-config``: each named logger's levels."""
+    return {"namedLoggerLevels": {str(name): level_to_dict(level) for name, level in
+                                  (config.named_logger_level or {}).items()}}
+
+
+def topology_op_response(topology_id, op):
+    return {"topologyOperation": op, "topologyId": topology_id, "status": "success"}
+
+
+def component_op_response(topology_id, component_id, op):
+    return {"topologyOperation": op, "topologyId": topology_id, "componentId": component_id,
+            "status": "success"}

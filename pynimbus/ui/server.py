@@ -2,8 +2,12 @@
 
 The answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
 (Nimbus's conf as Nimbus gives it), ``/api/v1/cluster/summary``, ``/api/v1/nimbus/summary``,
-``/api/v1/history/summary``, ``/api/v1/supervisor/summary``, ``/api/v1/topology/summary``
-and ``/api/v1/topology/<id>`` (``window``, ``sys``),
+``/api/v1/history/summary``, ``/api/v1/supervisor/summary``, ``/api/v1/topology/summary``,
+``/api/v1/topology/<id>`` (``window``, ``sys``), ``/api/v1/supervisor`` (``id`` or ``host``),
+``/api/v1/topology-workers/<id>``, ``/api/v1/topology/<id>/logconfig``, and the actions
+(POST ``/api/v1/topology/<id>/activate``, ``deactivate``, ``rebalance/<wait>`` with its
+``rebalanceOptions``, ``kill/<wait>``, ``debug/<action>/<pct>`` and
+``component/<id>/debug/<action>/<pct>``),
 computed from the leader Nimbus's Thrift answers by :mod:`pynimbus.clojure_port.ui_summaries`.
 Responses as ``json-response`` writes them (``Cache-Control: no-cache, no-store``, JSON, or
 JavaScript ``callback(...);`` with a ``callback`` parameter); a failure as ``catch-errors``
@@ -12,7 +16,9 @@ an unknown path 404 "Page not found".  The Nimbus calls block, so they run in th
 reactor serves other requests meanwhile.
 """
 
+import json
 import logging
+import re
 import traceback
 
 from twisted.internet import defer, threads
@@ -23,7 +29,8 @@ from pynimbus import STORM_VERSION, STORM_VERSION_2X
 from pynimbus.clojure_port import ui_summaries
 from pynimbus.clojure_port.java_json import to_json
 from pynimbus.common.ports import PortInUse, port_in_use_message
-from pynimbus.generated.storm.ttypes import AuthorizationException
+from pynimbus.generated.storm.ttypes import (
+    AuthorizationException, GetInfoOptions, KillOptions, NumErrorsChoice, RebalanceOptions)
 from pynimbus.thrift.client import call_leader_nimbus
 
 log = logging.getLogger(__name__)
@@ -64,13 +71,39 @@ class UIApi(object):
         }
 
     def answer(self, path, params, user=None):
-        """``params``: the query's ``{name: text}``."""
+        """A GET of ``path``; ``params``: the query's ``{name: text}``."""
         route = self.routes.get(path)
         if route is not None:
             return defer.maybeDeferred(route, user)
         parts = path.split("/")
-        if len(parts) == 2 and parts[0] == "topology" and parts[1]:
-            return defer.maybeDeferred(self.topology, parts[1], params, user)
+        if path == "supervisor":
+            return defer.maybeDeferred(self.supervisor, params)
+        if len(parts) == 2 and parts[0] == "topology-workers" and parts[1]:
+            return defer.maybeDeferred(self.topology_workers, parts[1])
+        if len(parts) >= 2 and parts[0] == "topology" and parts[1]:
+            if len(parts) == 2:
+                return defer.maybeDeferred(self.topology, parts[1], params, user)
+            if parts[2:] == ["logconfig"]:
+                return defer.maybeDeferred(self.log_config, parts[1])
+        return None
+
+    def act(self, path, params):
+        """A POST of ``path`` (a lifecycle or debug action), or None for no action."""
+        parts = path.split("/")
+        if len(parts) < 3 or parts[0] != "topology" or not parts[1]:
+            return None
+        topology_id, action = parts[1], parts[2:]
+        if action in (["activate"], ["deactivate"]):
+            return defer.maybeDeferred(self.activation, topology_id, action[0])
+        if len(action) == 2 and action[0] in ("rebalance", "kill"):
+            return defer.maybeDeferred(
+                self.rebalance if action[0] == "rebalance" else self.kill, topology_id,
+                action[1], params)
+        if len(action) == 3 and action[0] == "debug":
+            return defer.maybeDeferred(self.debug, topology_id, "", action[1], action[2])
+        if len(action) == 5 and action[0] == "component" and action[2] == "debug":
+            return defer.maybeDeferred(self.debug, topology_id, action[1], action[3],
+                                       action[4])
         return None
 
     def cluster_configuration(self, user):
@@ -116,6 +149,92 @@ class UIApi(object):
         return ui_summaries.topology_page(self.conf, info, window, user,
                                           int(self.clock.seconds()))
 
+    @defer.inlineCallbacks
+    def supervisor(self, params):
+        """``/api/v1/supervisor?id=`` (or ``host=``; the id wins), ``sys``."""
+        info = yield self.nimbus("getSupervisorPageInfo", params.get("id"), params.get("host"),
+                                 include_sys(params.get("sys")))
+        body = ui_summaries.supervisor_page(self.conf, info)
+        body["logviewerPort"] = self.conf.get(ui_summaries.LOGVIEWER_PORT)
+        return body
+
+    @defer.inlineCallbacks
+    def topology_workers(self, topology_id):
+        info = yield self.nimbus("getTopologyInfo", topology_id)
+        return {"hostPortList": ui_summaries.worker_host_port(info.executors),
+                "logviewerPort": self.conf.get(ui_summaries.LOGVIEWER_PORT)}
+
+    @defer.inlineCallbacks
+    def log_config(self, topology_id):
+        yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        config = yield self.nimbus("getLogConfig", topology_id)
+        return ui_summaries.log_config(config)
+
+    @defer.inlineCallbacks
+    def topology_name(self, topology_id):
+        """The name an action goes to (``getTopologyInfoWithOpts`` without errors), after
+        the conf read ``assert-authorized-user`` makes."""
+        yield self.nimbus("getTopologyConf", topology_id)
+        info = yield self.nimbus("getTopologyInfoWithOpts", topology_id,
+                                 GetInfoOptions(num_err_choice=NumErrorsChoice.NONE))
+        return info.name
+
+    @defer.inlineCallbacks
+    def activation(self, topology_id, action):
+        name = yield self.topology_name(topology_id)
+        yield self.nimbus(action, name)
+        log.info("%s topology '%s'", "Activating" if action == "activate" else "Deactivating",
+                 name)
+        return ui_summaries.topology_op_response(topology_id, action)
+
+    @defer.inlineCallbacks
+    def rebalance(self, topology_id, wait_time, params):
+        """``rebalance/:wait-time`` with the body's ``rebalanceOptions`` (``numWorkers``,
+        ``executors``)."""
+        options = RebalanceOptions(wait_secs=java_parse_int(wait_time))
+        asked = params.get("rebalanceOptions") or {}
+        if "numWorkers" in asked:
+            options.num_workers = java_parse_int(str(asked["numWorkers"]))
+        if "executors" in asked:
+            options.num_executors = {str(c): java_parse_int(str(n))
+                                     for c, n in asked["executors"].items()}
+        name = yield self.topology_name(topology_id)
+        yield self.nimbus("rebalance", name, options)
+        log.info("Rebalancing topology '%s' with wait time: %s secs", name, wait_time)
+        return ui_summaries.topology_op_response(topology_id, "rebalance")
+
+    @defer.inlineCallbacks
+    def kill(self, topology_id, wait_time, params):
+        options = KillOptions(wait_secs=java_parse_int(wait_time))
+        name = yield self.topology_name(topology_id)
+        yield self.nimbus("killTopologyWithOpts", name, options)
+        log.info("Killing topology '%s' with wait time: %s secs", name, wait_time)
+        return ui_summaries.topology_op_response(topology_id, "kill")
+
+    @defer.inlineCallbacks
+    def debug(self, topology_id, component_id, action, sampling_pct):
+        pct = java_parse_int(sampling_pct)
+        name = yield self.topology_name(topology_id)
+        yield self.nimbus("debug", name, component_id, action == "enable", pct)
+        log.info("Debug topology [%s] component [%s] action [%s] sampling pct [%s]", name,
+                 component_id, action, sampling_pct)
+        if component_id:
+            return ui_summaries.component_op_response(topology_id, component_id,
+                                                      "/debug/" + action)
+        return ui_summaries.topology_op_response(topology_id, "debug/" + action)
+
+
+def java_parse_int(text):
+    """``Integer/parseInt``.
+
+    :raises ValueError: not a decimal int (Storm's NumberFormatException, a 500)."""
+    if not re.match(r"^[+-]?[0-9]+$", text or ""):
+        raise ValueError('For input string: "%s"' % text)
+    value = int(text)
+    if not -2 ** 31 <= value < 2 ** 31:
+        raise ValueError('For input string: "%s"' % text)
+    return value
+
 
 def include_sys(sys_param):
     """``check-include-sys?``: absent or "false" is false, anything else true."""
@@ -154,6 +273,29 @@ class ApiResource(resource.Resource):
         d = self.api.answer(path, params)
         if d is None:
             return NotFound().render(request)
+        return self._answer_later(d, request, callback)
+
+    def render_POST(self, request):
+        """An action; a JSON body's keys join the query's (ring's ``wrap-json-params``)."""
+        path = "/".join(p.decode("utf-8", "replace") for p in request.postpath)
+        params = {k.decode("utf-8", "replace"): v[0].decode("utf-8", "replace")
+                  for k, v in request.args.items() if v}
+        content_type = (request.getHeader(b"content-type") or b"").decode("latin-1")
+        if content_type.startswith("application/json"):
+            try:
+                body = json.loads(request.content.read() or b"null")
+            except ValueError as e:
+                body = e
+            if isinstance(body, dict):
+                params.update(body)
+            elif isinstance(body, ValueError):
+                return self._answer_later(defer.fail(body), request, params.get("callback"))
+        d = self.api.act(path, params)
+        if d is None:
+            return NotFound().render(request)
+        return self._answer_later(d, request, params.get("callback") or None)
+
+    def _answer_later(self, d, request, callback):
         finished = []
         request.notifyFinish().addBoth(finished.append)
         d.addCallbacks(self._respond, self._fail, callbackArgs=(request, callback, finished),

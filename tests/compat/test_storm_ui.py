@@ -148,7 +148,10 @@ UPTIME_FIELDS = ("uptime", "uptimeSeconds", "nimbusUpTime", "nimbusUpTimeSeconds
                  "errorLapsedSecs")
 CLUSTER_WIDE = ("/api/v1/cluster/summary", "/api/v1/nimbus/summary",
                 "/api/v1/supervisor/summary", "/api/v1/topology/summary",
-                "/api/v1/cluster/configuration")
+                "/api/v1/cluster/configuration", "/api/v1/supervisor?id=sup-a",
+                "/api/v1/supervisor?host=127.0.0.3", "/api/v1/supervisor?id=sup-b&sys=true")
+# per topology, after /api/v1/topology/<id> (or, with a leading "-", /api/v1/<...>/<id>)
+TOPOLOGY_PAGES = ("", "?window=600", "?sys=true", "/logconfig", "-topology-workers")
 
 
 def without_uptimes(value):
@@ -175,13 +178,15 @@ def our_ui(cluster, tmp_path_factory):
 
 
 @pytest.mark.parametrize("path", CLUSTER_WIDE + tuple(
-    "topology:%s%s" % (t.name, query) for t in TOPOLOGIES
-    for query in ("", "?window=600", "?sys=true")))
+    "topology:%s:%s" % (t.name, suffix) for t in TOPOLOGIES for suffix in TOPOLOGY_PAGES))
 def test_pynimbus_ui_answers_as_storms_ui(cluster, our_ui, path):
     """Field by field, uptimes aside: pynimbus ui and Storm 1.2.4's UI against one Nimbus."""
     if path.startswith("topology:"):
-        name, _, query = path[len("topology:"):].partition("?")
-        path = topology_path(cluster, name) + ("?" + query if query else "")
+        _, name, suffix = path.split(":", 2)
+        if suffix.startswith("-"):
+            path = "/api/v1/%s/%s" % (suffix[1:], urllib.parse.quote(cluster.storm_ids[name]))
+        else:
+            path = topology_path(cluster, name, suffix)
     theirs = page(cluster, path)
     status, _type, body = our_ui.get(path)
     assert status == 200, body
