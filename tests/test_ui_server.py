@@ -141,6 +141,18 @@ def test_a_running_topologys_page_shows_its_components_counting(cluster, tmp_pat
         ten_minutes = ui.json(path + "?window=600")
         assert ten_minutes["window"] == "600" and ten_minutes["windowHint"] == "10m 0s"
         assert ten_minutes["spouts"][0]["emitted"] > 0
+        bolt = ui.json(path + "/component/count_bolt")
+        component = thrift(nimbus, "getComponentPageInfo", summary.id, "count_bolt",
+                           ":all-time", False)
+        assert (bolt["componentType"], bolt["name"], bolt["executors"]) == (
+            "bolt", "wordcount", component.num_executors)
+        assert [(i["component"], i["stream"]) for i in bolt["inputStats"]] == [
+            ("word_spout", "default")]
+        assert sorted(e["id"] for e in bolt["executorStats"]) == sorted(
+            "[%d-%d]" % (e.exec_summary.executor_info.task_start,
+                         e.exec_summary.executor_info.task_end) for e in component.exec_stats)
+        spout = ui.json(path + "/component/word_spout")
+        assert spout["componentType"] == "spout" and "spoutSummary" in spout
     finally:
         thrift(nimbus, "killTopologyWithOpts", "wordcount", KillOptions(wait_secs=0))
 

@@ -4,7 +4,8 @@ Ports of 1.2.4 ``ui/core.clj`` (``cluster-summary``, ``nimbus-summary`` with
 ``convert-to-nimbus-summary``, ``supervisor-summary`` with ``supervisor-summary-to-json``,
 ``all-topologies-summary``, ``topology-history-info``, ``topology-page`` with
 ``unpack-topology-page-info``, ``topology-stats``, ``comp-agg-stats-json`` and
-``worker-summary-to-json``, the log links), of ``ui/helpers.clj`` (``pretty-uptime-sec``,
+``worker-summary-to-json``, ``component-page`` with its ``unpack-*`` helpers and
+``component-errors``, the log links), of ``ui/helpers.clj`` (``pretty-uptime-sec``,
 ``url-format``), of ``stats.clj``'s ``float-str`` and ``error-subset``, and ring's
 ``url-encode``: each function takes the
 Thrift values (``ClusterSummary``, ``NimbusSummary``, ...) and the UI's conf, and gives the
@@ -17,7 +18,9 @@ import json
 import re
 import struct
 
-from pynimbus.clojure_port.java_hash_map import thrift_map_order
+from pynimbus.clojure_port.java_hash_map import (
+    java_hash, java_hash_map_order, thrift_map_order)
+from pynimbus.generated.storm.ttypes import ComponentType
 
 SUPERVISOR_MEMORY_CAPACITY_MB = "supervisor.memory.capacity.mb"
 SUPERVISOR_CPU_CAPACITY = "supervisor.cpu.capacity"
@@ -433,3 +436,149 @@ def topology_op_response(topology_id, op):
 def component_op_response(topology_id, component_id, op):
     return {"topologyOperation": op, "topologyId": topology_id, "componentId": component_id,
             "status": "success"}
+
+
+# -- the component page
+
+
+def global_stream_id_hash(stream):
+    """A ``GlobalStreamId``'s Java ``hashCode`` (Thrift 0.9.3's: the list of each field's
+    presence and value)."""
+    return java_hash([stream.componentId is not None, stream.componentId,
+                      stream.streamId is not None, stream.streamId])
+
+
+def _text(value):
+    """Clojure's ``str``: nil is the empty string."""
+    return "" if value is None else str(value)
+
+
+def event_log_link(conf, topology_id, host, port):
+    """``event-log-link``: the component's event log in the logviewer."""
+    return logviewer_link(conf, _text(host), "%s/%s/events.log" % (topology_id, _text(port)))
+
+
+def component_errors(conf, errors, topology_id, now_secs):
+    """``component-errors``: newest first."""
+    ordered = list(reversed(sorted(errors or [], key=lambda e: e.error_time_secs or 0)))
+    return {"componentErrors": [
+        {"errorTime": e.error_time_secs, "errorHost": e.host, "errorPort": e.port,
+         "errorWorkerLogLink": worker_log_link(conf, e.host, e.port, topology_id),
+         "errorLapsedSecs": (now_secs - e.error_time_secs
+                             if e.error_time_secs is not None else None),
+         "error": e.error}
+        for e in ordered]}
+
+
+def window_agg_stat(window, stats):
+    """``unpack-comp-agg-stat``."""
+    common, specific = stats.common_stats, stats.specific_stats
+    body = {"window": window, "windowPretty": window_hint(window),
+            "emitted": common.emitted or 0, "transferred": common.transferred or 0,
+            "acked": common.acked or 0, "failed": common.failed or 0}
+    if stats.type == ComponentType.BOLT:
+        bolt = specific.bolt
+        body.update({"executeLatency": float_str(bolt.execute_latency_ms or 0.0),
+                     "processLatency": float_str(bolt.process_latency_ms or 0.0),
+                     "executed": bolt.executed or 0,
+                     "capacity": float_str(bolt.capacity or 0.0)})
+    else:
+        body["completeLatency"] = float_str(specific.spout.complete_latency_ms or 0.0)
+    return body
+
+
+def bolt_input_stat(stream, stats):
+    """``unpack-bolt-input-stat``."""
+    bolt, common = stats.specific_stats.bolt, stats.common_stats
+    return {"component": stream.componentId, "encodedComponentId": url_encode(stream.componentId),
+            "stream": stream.streamId,
+            "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
+            "processLatency": float_str(bolt.process_latency_ms or 0.0),
+            "executed": bolt.executed or 0, "acked": common.acked or 0,
+            "failed": common.failed or 0}
+
+
+def output_stat(stream, stats):
+    """``unpack-comp-output-stat``."""
+    common = stats.common_stats
+    body = {"stream": stream, "emitted": common.emitted or 0,
+            "transferred": common.transferred or 0}
+    if stats.type == ComponentType.SPOUT:
+        body.update({"completeLatency": float_str(
+                         stats.specific_stats.spout.complete_latency_ms or 0.0),
+                     "acked": common.acked or 0, "failed": common.failed or 0})
+    return body
+
+
+def executor_stat(conf, topology_id, executor_stats):
+    """``unpack-comp-exec-stat``."""
+    summary, stats = executor_stats.exec_summary, executor_stats.stats
+    info, common = summary.executor_info, stats.common_stats
+    executor_id = "[%d-%d]" % (info.task_start, info.task_end)
+    body = {"id": executor_id, "encodedId": url_encode(executor_id),
+            "uptime": pretty_uptime_sec(summary.uptime_secs or 0),
+            "uptimeSeconds": summary.uptime_secs, "host": summary.host, "port": summary.port,
+            "emitted": common.emitted or 0, "transferred": common.transferred or 0}
+    if stats.type == ComponentType.BOLT:
+        bolt = stats.specific_stats.bolt
+        body.update({"capacity": float_str(bolt.capacity or 0.0),
+                     "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
+                     "executed": bolt.executed or 0,
+                     "processLatency": float_str(bolt.process_latency_ms or 0.0)})
+    else:
+        body["completeLatency"] = float_str(stats.specific_stats.spout.complete_latency_ms
+                                            or 0.0)
+    body.update({"acked": common.acked or 0, "failed": common.failed or 0,
+                 "workerLogLink": worker_log_link(conf, summary.host, summary.port,
+                                                  topology_id)})
+    return body
+
+
+def component_page(conf, info, topology_id, component_id, window, user, now_secs):
+    """``component-page``: a ``ComponentPageInfo`` for ``window`` as the UI shows it; maps
+    in the order Storm's UI iterates them (its decoded Thrift maps')."""
+    windows = info.window_to_stats or {}
+    window_stats = [window_agg_stat(w, windows[w]) for w in thrift_map_order(windows)]
+    outputs = info.sid_to_output_stats or {}
+    body = {"outputStats": [output_stat(s, outputs[s]) for s in thrift_map_order(outputs)],
+            "executorStats": [executor_stat(conf, topology_id, e)
+                              for e in info.exec_stats or []]}
+    if info.component_type == ComponentType.BOLT:
+        inputs = info.gsid_to_input_stats or {}
+        order = java_hash_map_order(list(inputs), global_stream_id_hash, 2 * len(inputs))
+        body.update({"boltStats": window_stats,
+                     "inputStats": [bolt_input_stat(g, inputs[g]) for g in order]})
+    else:
+        body["spoutSummary"] = window_stats
+    body.update(component_errors(conf, info.errors, topology_id, now_secs))
+    debug = info.debug_options
+    resources = info.resources_map or {}
+    body.update({
+        "user": user,
+        "id": component_id,
+        "encodedId": url_encode(component_id),
+        "name": info.topology_name,
+        "executors": info.num_executors or 0,
+        "tasks": info.num_tasks or 0,
+        "requestedMemOnHeap": resources.get(ONHEAP),
+        "requestedMemOffHeap": resources.get(OFFHEAP),
+        "requestedCpu": resources.get(CPU),
+        "schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE),
+        "topologyId": topology_id,
+        "topologyStatus": info.topology_status,
+        "encodedTopologyId": url_encode(topology_id),
+        "window": window,
+        "componentType": ComponentType._VALUES_TO_NAMES[info.component_type].lower(),
+        "windowHint": window_hint(window),
+        "debug": bool(debug.enable) if debug is not None else False,
+        "samplingPct": (debug.samplingpct or 0.0) if debug is not None else 10,
+        # an unset port reads as Java's int getter gives it: 0
+        "eventLogLink": event_log_link(conf, topology_id, info.eventlog_host,
+                                       info.eventlog_port or 0),
+        "profilingAndDebuggingCapable": True,
+        "profileActionEnabled": conf.get("worker.profiler.enabled"),
+        # Storm lists the pending profile actions when worker.profiler.enabled is on;
+        # pynimbus's workers have no profiler yet
+        "profilerActive": [],
+    })
+    return body

@@ -3,7 +3,8 @@
 The answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
 (Nimbus's conf as Nimbus gives it), ``/api/v1/cluster/summary``, ``/api/v1/nimbus/summary``,
 ``/api/v1/history/summary``, ``/api/v1/supervisor/summary``, ``/api/v1/topology/summary``,
-``/api/v1/topology/<id>`` (``window``, ``sys``), ``/api/v1/supervisor`` (``id`` or ``host``),
+``/api/v1/topology/<id>`` and ``/api/v1/topology/<id>/component/<component>`` (``window``,
+``sys``), ``/api/v1/supervisor`` (``id`` or ``host``),
 ``/api/v1/topology-workers/<id>``, ``/api/v1/topology/<id>/logconfig``, and the actions
 (POST ``/api/v1/topology/<id>/activate``, ``deactivate``, ``rebalance/<wait>`` with its
 ``rebalanceOptions``, ``kill/<wait>``, ``debug/<action>/<pct>`` and
@@ -85,6 +86,8 @@ class UIApi(object):
                 return defer.maybeDeferred(self.topology, parts[1], params, user)
             if parts[2:] == ["logconfig"]:
                 return defer.maybeDeferred(self.log_config, parts[1])
+            if len(parts) == 4 and parts[2] == "component" and parts[3]:
+                return defer.maybeDeferred(self.component, parts[1], parts[3], params, user)
         return None
 
     def act(self, path, params):
@@ -148,6 +151,16 @@ class UIApi(object):
                                  include_sys(params.get("sys")))
         return ui_summaries.topology_page(self.conf, info, window, user,
                                           int(self.clock.seconds()))
+
+    @defer.inlineCallbacks
+    def component(self, topology_id, component_id, params, user):
+        """``/api/v1/topology/:id/component/:component`` with ``window`` and ``sys``."""
+        yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        window = params.get("window") or ui_summaries.ALL_TIME
+        info = yield self.nimbus("getComponentPageInfo", topology_id, component_id, window,
+                                 include_sys(params.get("sys")))
+        return ui_summaries.component_page(self.conf, info, topology_id, component_id,
+                                           window, user, int(self.clock.seconds()))
 
     @defer.inlineCallbacks
     def supervisor(self, params):

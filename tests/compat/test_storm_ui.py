@@ -178,7 +178,9 @@ def our_ui(cluster, tmp_path_factory):
 
 
 @pytest.mark.parametrize("path", CLUSTER_WIDE + tuple(
-    "topology:%s:%s" % (t.name, suffix) for t in TOPOLOGIES for suffix in TOPOLOGY_PAGES))
+    "topology:%s:%s" % (t.name, suffix) for t in TOPOLOGIES for suffix in TOPOLOGY_PAGES)
+    + tuple("topology:%s:/component/%s%s" % (name, component, query)
+            for name, component in COMPONENTS for query in ("", "?window=600&sys=true")))
 def test_pynimbus_ui_answers_as_storms_ui(cluster, our_ui, path):
     """Field by field, uptimes aside: pynimbus ui and Storm 1.2.4's UI against one Nimbus."""
     if path.startswith("topology:"):
