@@ -235,6 +235,20 @@ def test_topology_workers_supervisor_page_and_log_config(cluster, tmp_path):
         page = ui.json("/api/v1/supervisor?id=%s" % supervisor.supervisor_id)
         assert [s["id"] for s in page["supervisors"]] == [supervisor.supervisor_id]
         assert {w["topologyId"] for w in page["workers"]} == {storm_id}
-        assert ui.json("/api/v1/topology/%s/logconfig" % storm_id) == {"namedLoggerLevels": {}}
+        logconfig = "/api/v1/topology/%s/logconfig" % storm_id
+        assert ui.json(logconfig) == {"namedLoggerLevels": {}}
+        code, body = ui.post(logconfig, {"namedLoggerLevels": {
+            "ROOT": {"target_level": "debug", "timeout": 30},
+            "streamparse": {"target_level": "WARN"}}})
+        assert code == 200, body
+        levels = body["namedLoggerLevels"]
+        assert (levels["ROOT"]["target_level"], levels["ROOT"]["timeout"]) == ("DEBUG", 30)
+        assert levels["streamparse"]["target_level"] == "WARN"
+        stored = thrift(nimbus, "getLogConfig", storm_id).named_logger_level
+        assert stored["ROOT"].target_log_level == "DEBUG"
+        code, body = ui.post(logconfig, {"namedLoggerLevels": {
+            "streamparse": {"target_level": None}}})
+        assert code == 200 and "streamparse" not in body["namedLoggerLevels"], body
+        assert ui.json(logconfig) == body
     finally:
         thrift(nimbus, "killTopologyWithOpts", "pages", KillOptions(wait_secs=0))

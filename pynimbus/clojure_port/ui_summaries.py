@@ -20,7 +20,7 @@ import struct
 
 from pynimbus.clojure_port.java_hash_map import (
     java_hash, java_hash_map_order, thrift_map_order)
-from pynimbus.generated.storm.ttypes import ComponentType
+from pynimbus.generated.storm.ttypes import ComponentType, LogConfig, LogLevel, LogLevelAction
 
 SUPERVISOR_MEMORY_CAPACITY_MB = "supervisor.memory.capacity.mb"
 SUPERVISOR_CPU_CAPACITY = "supervisor.cpu.capacity"
@@ -427,6 +427,23 @@ def log_config(config):
     """``log-config``: each named logger's levels."""
     return {"namedLoggerLevels": {str(name): level_to_dict(level) for name, level in
                                   (config.named_logger_level or {}).items()}}
+
+
+def new_log_config(named_logger_levels):
+    """The ``LogConfig`` the POST of ``/logconfig`` sets: each logger with a ``target_level``
+    updated to it (log4j2's name for it) for ``timeout`` seconds (0: until changed), each
+    without one removed."""
+    config = LogConfig(named_logger_level={})
+    for name, asked in (named_logger_levels or {}).items():
+        asked = asked or {}
+        target = asked.get("target_level")
+        if target is None:
+            level = LogLevel(action=LogLevelAction.REMOVE)
+        else:
+            level = LogLevel(action=LogLevelAction.UPDATE, target_log_level=to_log4j_level(
+                str(target)), reset_log_level_timeout_secs=int(asked.get("timeout") or 0))
+        config.named_logger_level[str(name)] = level
+    return config
 
 
 def topology_op_response(topology_id, op):

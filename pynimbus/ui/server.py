@@ -4,11 +4,10 @@ The answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
 (Nimbus's conf as Nimbus gives it), ``/api/v1/cluster/summary``, ``/api/v1/nimbus/summary``,
 ``/api/v1/history/summary``, ``/api/v1/supervisor/summary``, ``/api/v1/topology/summary``,
 ``/api/v1/topology/<id>`` and ``/api/v1/topology/<id>/component/<component>`` (``window``,
-``sys``), ``/api/v1/supervisor`` (``id`` or ``host``),
-``/api/v1/topology-workers/<id>``, ``/api/v1/topology/<id>/logconfig``, and the actions
-(POST ``/api/v1/topology/<id>/activate``, ``deactivate``, ``rebalance/<wait>`` with its
-``rebalanceOptions``, ``kill/<wait>``, ``debug/<action>/<pct>`` and
-``component/<id>/debug/<action>/<pct>``),
+``sys``), ``/api/v1/supervisor`` (``id`` or ``host``), ``/api/v1/topology-workers/<id>``,
+``/api/v1/topology/<id>/logconfig``, and the actions (POST ``/api/v1/topology/<id>/logconfig``,
+``activate``, ``deactivate``, ``rebalance/<wait>`` with its ``rebalanceOptions``,
+``kill/<wait>``, ``debug/<action>/<pct>`` and ``component/<id>/debug/<action>/<pct>``),
 computed from the leader Nimbus's Thrift answers by :mod:`pynimbus.clojure_port.ui_summaries`.
 Responses as ``json-response`` writes them (``Cache-Control: no-cache, no-store``, JSON, or
 JavaScript ``callback(...);`` with a ``callback`` parameter); a failure as ``catch-errors``
@@ -96,6 +95,8 @@ class UIApi(object):
         if len(parts) < 3 or parts[0] != "topology" or not parts[1]:
             return None
         topology_id, action = parts[1], parts[2:]
+        if action == ["logconfig"]:
+            return defer.maybeDeferred(self.set_log_config, topology_id, params)
         if action in (["activate"], ["deactivate"]):
             return defer.maybeDeferred(self.activation, topology_id, action[0])
         if len(action) == 2 and action[0] in ("rebalance", "kill"):
@@ -182,6 +183,16 @@ class UIApi(object):
         yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
         config = yield self.nimbus("getLogConfig", topology_id)
         return ui_summaries.log_config(config)
+
+    @defer.inlineCallbacks
+    def set_log_config(self, topology_id, params):
+        """POST ``/logconfig`` with ``namedLoggerLevels``; answers the config as it is
+        after."""
+        yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        config = ui_summaries.new_log_config(params.get("namedLoggerLevels"))
+        log.info("Setting topology %s log config %s", topology_id, config)
+        yield self.nimbus("setLogConfig", topology_id, config)
+        return (yield self.log_config(topology_id))
 
     @defer.inlineCallbacks
     def topology_name(self, topology_id):
