@@ -155,13 +155,17 @@ class NimbusProcess:
     :param drpc: run dev's DRPC server (``pynimbus.dev.drpc``) on free ports (``drpc_port``,
         ``drpc_invocations_port``, ``drpc_http_port``); off by default, so that tests run side
         by side.
+    :param ui: run dev's UI (``pynimbus.dev.ui``) on a free ``ui_port``; off by default.
     """
 
     def __init__(self, local_dir, port=None, options=(), python=sys.executable,
-                 log_level="INFO", dev_supervisor=False, drpc=False):
+                 log_level="INFO", dev_supervisor=False, drpc=False, ui=False):
         self.local_dir = str(local_dir)
         self.dev_supervisor = dev_supervisor
         self.drpc = drpc
+        self.ui = ui
+        if ui:
+            self.ui_port = free_port()
         if drpc:
             self.drpc_port, self.drpc_invocations_port = free_port(), free_port()
             self.drpc_http_port = free_port()
@@ -185,6 +189,10 @@ class NimbusProcess:
                     "-c", "drpc.http.port=%d" % self.drpc_http_port]
         else:
             cmd += ["-c", "pynimbus.dev.drpc=false"]
+        if self.ui:
+            cmd += ["-c", "ui.port=%d" % self.ui_port]
+        else:
+            cmd += ["-c", "pynimbus.dev.ui=false"]
         for option in self.options:
             cmd += ["-c", option]
         return cmd

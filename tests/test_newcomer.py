@@ -14,11 +14,13 @@ docs/quickstart.md in order (the install block excepted: this run's install is i
 """
 
 import glob
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -135,8 +137,9 @@ def worker_ports(dev):
 def test_the_readme_run_command_runs_a_sparse_quickstart_project(tmp_path, wait_until):
     """README's `pynimbus dev` in an empty directory, `sparse quickstart wordcount`, `pynimbus
     submit topologies/wordcount.py` in the project: the words are counted (the count bolt's
-    own log lines), `pynimbus list` and `status` show it running without errors, its worker
-    listens on 127.0.0.1 only, and Ctrl-C stops dev and its workers."""
+    own log lines), `pynimbus list`, `status` and the UI's REST API at the address dev prints
+    show it running without errors, its worker and the UI listen on 127.0.0.1 only, and
+    Ctrl-C stops dev and its workers."""
     with open(README) as f:
         assert ".venv/bin/pynimbus dev\n" in f.read()  # the command this test runs
     fresh = tmp_path / "fresh"
@@ -162,10 +165,17 @@ def test_the_readme_run_command_runs_a_sparse_quickstart_project(tmp_path, wait_
         assert code == 0, err
         assert out.startswith("Topology wordcount (wordcount-1-") and "Errors" not in out, out
 
+        [url] = re.findall(r"Storm's UI REST API: +(\S+)", dev.text())
+        with urllib.request.urlopen(url, timeout=30) as response:  # the URL dev printed
+            [shown] = json.loads(response.read().decode("utf-8"))["topologies"]
+        assert (shown["name"], shown["status"], shown["workersTotal"]) == (
+            "wordcount", "ACTIVE", 1)
+
         [port] = worker_ports(dev)
         assert port in range(6700, 6704)
         assert listening_addresses(port) == {"127.0.0.1"}
         assert listening_addresses(6627) == {"127.0.0.1"}
+        assert listening_addresses(8080) == {"127.0.0.1"}  # the UI's
         assert "storm.local.dir is %s" % (fresh / "storm-local") in dev.text()
 
         assert dev.interrupt() == 0, dev.text()
@@ -221,4 +231,3 @@ def test_the_quickstart_doc_runs_as_written(tmp_path, wait_until):
     finally:
         if dev is not None:
             dev.kill()
-

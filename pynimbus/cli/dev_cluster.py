@@ -24,6 +24,7 @@ from pynimbus.nimbus.daemon import NimbusDaemon
 from pynimbus.drpc.server import DRPC_INVOCATIONS_PORT, DRPC_PORT, DRPCDaemon
 from pynimbus.supervisor.daemon import SupervisorDaemon
 from pynimbus.supervisor.worker_dirs import ApprovedWorkers
+from pynimbus.ui.server import UIDaemon
 
 log = logging.getLogger(__name__)
 
@@ -75,19 +76,23 @@ def check_slot_ports(conf):
                                             listed=True))
 
 
-def started_message(conf, nimbus_port, drpc_ports=None):
+def started_message(conf, nimbus_port, drpc_ports=None, ui_port=None):
     """What dev tells a developer once it runs: where things are, how to look at them."""
     ports = sorted(int(p) for p in conf.get("supervisor.slots.ports") or ())
     log_dir = storm_log_dir(conf)
     logs = os.path.join(log_dir, "workers-artifacts", "<topology-id>", "<port>", "worker.log")
     drpc = ("" if not drpc_ports else ", DRPC on %d (invocations %d)"
             % (drpc_ports[DRPC_PORT], drpc_ports[DRPC_INVOCATIONS_PORT]))
-    return "\n".join([
+    lines = [
         "pynimbus dev is running: Nimbus on %s:%d%s, a Python supervisor with %d slots (%s)."
         % (conf.get("pynimbus.thrift.bind.address"), nimbus_port, drpc, len(ports),
            ", ".join(map(str, ports))),
         "  submit a streamparse project:  pynimbus submit topologies/NAME.py  (in the project)",
-        "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch",
+        "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch"]
+    if ui_port is not None:
+        lines.append("  Storm's UI REST API:           http://%s:%d/api/v1/topology/summary"
+                     % (conf.get("ui.host"), ui_port))
+    return "\n".join(lines + [
         "  with Storm's own UI:           nimbus.seeds: [\"localhost\"] in its storm.yaml",
         "  worker logs:                   %s" % logs,
         "  this log:                      %s" % os.path.join(log_dir, "nimbus.log"),
@@ -101,6 +106,7 @@ class DevNimbusDaemon(NimbusDaemon):
 
     supervisor = None
     drpc = None
+    ui = None
 
     @defer.inlineCallbacks
     def start(self):
@@ -113,11 +119,15 @@ class DevNimbusDaemon(NimbusDaemon):
                 self.conf["drpc.servers"] = ["localhost"]
             self.drpc = DRPCDaemon(self.conf, self.reactor)
             yield self.drpc.start()
+        if self.conf.get("pynimbus.dev.ui"):
+            self.ui = UIDaemon(self.conf, self.reactor)
+            yield self.ui.start()
         if self.conf.get("pynimbus.dev.supervisor"):
             self.supervisor = SupervisorDaemon(self.conf, self.reactor)
             yield self.supervisor.start()
-            log.info("%s", started_message(self.conf, self.bound_port,
-                                           self.drpc.ports if self.drpc else None))
+            log.info("%s", started_message(
+                self.conf, self.bound_port, self.drpc.ports if self.drpc else None,
+                self.ui.port.getHost().port if self.ui else None))
         else:
             self.notice_if_no_supervisor()
         return started
@@ -130,6 +140,8 @@ class DevNimbusDaemon(NimbusDaemon):
             yield self.supervisor.shutdown_all_workers()
         if self.drpc is not None:
             yield self.drpc.stop()
+        if self.ui is not None:
+            yield self.ui.stop()
         yield super().stop()
 
     def request_mk_assignments(self):

@@ -52,6 +52,9 @@ DEV_DEFAULTS = {
     # a DRPC server in the dev process, on drpc.port and drpc.invocations.port (false: none)
     "pynimbus.dev.drpc": True,
     "pynimbus.drpc.bind.address": "127.0.0.1",
+    # the UI's REST API in the dev process, on ui.port (false: none)
+    "pynimbus.dev.ui": True,
+    "ui.host": "127.0.0.1",
 }
 
 
