@@ -252,3 +252,25 @@ def test_topology_workers_supervisor_page_and_log_config(cluster, tmp_path):
         assert ui.json(logconfig) == body
     finally:
         thrift(nimbus, "killTopologyWithOpts", "pages", KillOptions(wait_secs=0))
+
+
+def test_profiling_requests(cluster, tmp_path):
+    """start, stop and dumpprofile answer 501 without worker.profiler.enabled; a jstack dump
+    goes to Nimbus as a ProfileRequest for the worker, as 1.2.4's UI sends it."""
+    nimbus, ui = cluster
+    storm_id = submit_quickstart(nimbus, tmp_path, "profiled")
+    try:
+        [worker] = thrift(nimbus, "getTopologyPageInfo", storm_id, ":all-time", False).workers
+        host_port = "%s:%d" % (worker.host, worker.port)
+        base = "/api/v1/topology/%s/profiling/" % storm_id
+        for verb in ("start/%s/10" % host_port, "stop/" + host_port,
+                     "dumpprofile/" + host_port):
+            status, _type, body = ui.get(base + verb)
+            assert (status, json.loads(body)) == (501, {
+                "status": "disabled", "message": "Profiling is not enabled on this server"})
+        status, _type, body = ui.get(base + "dumpjstack/" + host_port)
+        assert (status, json.loads(body)) == (200, {"status": "ok", "id": host_port})
+        status, _type, body = ui.get(base + "dumpheap/%s:soon" % worker.host)
+        assert status == 500 and "soon" in json.loads(body)["errorMessage"]
+    finally:
+        thrift(nimbus, "killTopologyWithOpts", "profiled", KillOptions(wait_secs=0))

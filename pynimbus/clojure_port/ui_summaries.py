@@ -243,6 +243,13 @@ def worker_log_link(conf, host, port, topology_id):
     return logviewer_link(conf, host, "%s/%s/worker.log" % (topology_id, port))
 
 
+def worker_dump_link(conf, host, port, topology_id):
+    """``worker-dump-link``: Storm encodes its arguments twice (and the ``:`` between host
+    and port once)."""
+    return url_format("http://%s:%s/dumps/%s/%s", url_encode(host), conf.get(LOGVIEWER_PORT),
+                      url_encode(topology_id), "%s:%s" % (url_encode(host), url_encode(port)))
+
+
 def worker_summary_to_json(conf, w):
     """``worker-summary-to-json``."""
     return {

@@ -7,7 +7,8 @@ The answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
 ``sys``), ``/api/v1/supervisor`` (``id`` or ``host``), ``/api/v1/topology-workers/<id>``,
 ``/api/v1/topology/<id>/logconfig``, and the actions (POST ``/api/v1/topology/<id>/logconfig``,
 ``activate``, ``deactivate``, ``rebalance/<wait>`` with its ``rebalanceOptions``,
-``kill/<wait>``, ``debug/<action>/<pct>`` and ``component/<id>/debug/<action>/<pct>``),
+``kill/<wait>``, ``debug/<action>/<pct>`` and ``component/<id>/debug/<action>/<pct>``), and
+the profiling requests (GET ``/api/v1/topology/<id>/profiling/...``),
 computed from the leader Nimbus's Thrift answers by :mod:`pynimbus.clojure_port.ui_summaries`.
 Responses as ``json-response`` writes them (``Cache-Control: no-cache, no-store``, JSON, or
 JavaScript ``callback(...);`` with a ``callback`` parameter); a failure as ``catch-errors``
@@ -30,7 +31,8 @@ from pynimbus.clojure_port import ui_summaries
 from pynimbus.clojure_port.java_json import to_json
 from pynimbus.common.ports import PortInUse, port_in_use_message
 from pynimbus.generated.storm.ttypes import (
-    AuthorizationException, GetInfoOptions, KillOptions, NumErrorsChoice, RebalanceOptions)
+    AuthorizationException, GetInfoOptions, KillOptions, NodeInfo, NumErrorsChoice,
+    ProfileAction, ProfileRequest, RebalanceOptions)
 from pynimbus.thrift.client import call_leader_nimbus
 
 log = logging.getLogger(__name__)
@@ -87,6 +89,10 @@ class UIApi(object):
                 return defer.maybeDeferred(self.log_config, parts[1])
             if len(parts) == 4 and parts[2] == "component" and parts[3]:
                 return defer.maybeDeferred(self.component, parts[1], parts[3], params, user)
+            if len(parts) in (5, 6) and parts[2] == "profiling":
+                action = PROFILING_ACTIONS.get((parts[3], len(parts)))
+                if action is not None:
+                    return self.profiling(parts[1], parts[3], action, *parts[4:])
         return None
 
     def act(self, path, params):
@@ -162,6 +168,34 @@ class UIApi(object):
                                  include_sys(params.get("sys")))
         return ui_summaries.component_page(self.conf, info, topology_id, component_id,
                                            window, user, int(self.clock.seconds()))
+
+    def profiling(self, topology_id, verb, action, host_port, timeout=None):
+        """``/profiling/<verb>/<host:port>[/<timeout>]``: a ``ProfileRequest`` to the worker
+        through Nimbus; start, stop and dumpprofile only with ``worker.profiler.enabled``
+        (else 501), as 1.2.4's UI."""
+        if verb in NEED_PROFILER and not self.conf.get("worker.profiler.enabled"):
+            return defer.succeed(Status(501, {
+                "status": "disabled", "message": "Profiling is not enabled on this server"}))
+        return defer.maybeDeferred(self._profile, topology_id, verb, action, host_port,
+                                   timeout)
+
+    @defer.inlineCallbacks
+    def _profile(self, topology_id, verb, action, host_port, timeout):
+        yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        host, _, port = host_port.partition(":")
+        now_ms = int(self.clock.seconds() * 1000)
+        if verb == "start":
+            stamp = now_ms + 60000 * java_parse_long(timeout)
+        else:
+            stamp = 0 if verb == "stop" else now_ms
+        request = ProfileRequest(nodeInfo=NodeInfo(node=host, port={java_parse_long(port)}),
+                                 action=action, time_stamp=stamp)
+        yield self.nimbus("setWorkerProfiler", topology_id, request)
+        body = {"status": "ok", "id": host_port}
+        if verb == "start":
+            body.update({"timeout": timeout, "dumplink": ui_summaries.worker_dump_link(
+                self.conf, host, port, topology_id)})
+        return body
 
     @defer.inlineCallbacks
     def supervisor(self, params):
@@ -248,6 +282,35 @@ class UIApi(object):
         return ui_summaries.topology_op_response(topology_id, "debug/" + action)
 
 
+# /profiling/<verb>: (verb, path segments) -> the ProfileAction asked of the worker
+PROFILING_ACTIONS = {
+    ("start", 6): ProfileAction.JPROFILE_STOP, ("stop", 5): ProfileAction.JPROFILE_STOP,
+    ("dumpprofile", 5): ProfileAction.JPROFILE_DUMP, ("dumpjstack", 5): ProfileAction.JSTACK_DUMP,
+    ("restartworker", 5): ProfileAction.JVM_RESTART, ("dumpheap", 5): ProfileAction.JMAP_DUMP,
+}
+NEED_PROFILER = ("start", "stop", "dumpprofile")
+
+
+class Status(object):
+    """An answer with another status than 200."""
+
+    def __init__(self, code, body):
+        self.code = code
+        self.body = body
+
+
+def java_parse_long(text):
+    """``Long.``'s parse.
+
+    :raises ValueError: not a decimal long (a 500, as Storm's NumberFormatException)."""
+    if not re.match(r"^[+-]?[0-9]+$", text or ""):
+        raise ValueError('For input string: "%s"' % text)
+    value = int(text)
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError('For input string: "%s"' % text)
+    return value
+
+
 def java_parse_int(text):
     """``Integer/parseInt``.
 
@@ -330,6 +393,8 @@ class ApiResource(resource.Resource):
     def _respond(value, request, callback, finished, status=200):
         if finished:
             return  # the caller went away
+        if isinstance(value, Status):
+            value, status = value.body, value.code
         request.setResponseCode(status)
         request.setHeader(b"cache-control", b"no-cache, no-store")
         origin = request.getHeader(b"origin")
