@@ -91,7 +91,7 @@ def started_message(conf, nimbus_port, drpc_ports=None, ui_port=None):
         "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch"]
     if ui_port is not None:
         lines.append("  Storm's UI REST API:           http://%s:%d/api/v1/topology/summary"
-                     % (conf.get("ui.host"), ui_port))
+                     % (conf.get("pynimbus.ui.bind.address") or conf.get("ui.host"), ui_port))
     return "\n".join(lines + [
         "  with Storm's own UI:           nimbus.seeds: [\"localhost\"] in its storm.yaml",
         "  worker logs:                   %s" % logs,

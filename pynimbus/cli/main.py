@@ -54,7 +54,7 @@ DEV_DEFAULTS = {
     "pynimbus.drpc.bind.address": "127.0.0.1",
     # the UI's REST API in the dev process, on ui.port (false: none)
     "pynimbus.dev.ui": True,
-    "ui.host": "127.0.0.1",
+    "pynimbus.ui.bind.address": "127.0.0.1",
 }
 
 

@@ -32,6 +32,9 @@ PYNIMBUS_DEFAULTS = {
     # Address `pynimbus drpc` binds (both its ports); Storm binds every interface.  `pynimbus
     # dev`, which runs one under pynimbus.dev.drpc, uses loopback.
     "pynimbus.drpc.bind.address": "0.0.0.0",
+    # Address `pynimbus ui` binds; None: Storm's ui.host.  `pynimbus dev`, which serves the UI
+    # under pynimbus.dev.ui, uses loopback (without changing ui.host, which Nimbus's conf shows).
+    "pynimbus.ui.bind.address": None,
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
     # Serve Nimbus's reads of /storms, /assignments, /supervisors, /workerbeats, /errors,

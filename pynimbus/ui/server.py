@@ -38,6 +38,7 @@ from pynimbus.thrift.client import call_leader_nimbus
 log = logging.getLogger(__name__)
 
 UI_PORT, UI_HOST = "ui.port", "ui.host"
+UI_BIND_ADDRESS = "pynimbus.ui.bind.address"  # over ui.host when set
 HTTP_STATUS_MESSAGES = {403: "Forbidden", 404: "Not Found", 500: "Server Error"}
 API = b"api"
 
@@ -450,7 +451,7 @@ class NotFoundParent(resource.Resource):
 
 class UIDaemon(object):
     """The UI server of ``conf`` on ``reactor``: ``start()`` listens on ``ui.port`` at
-    ``ui.host``, ``stop()`` closes it."""
+    ``pynimbus.ui.bind.address`` or else ``ui.host``, ``stop()`` closes it."""
 
     def __init__(self, conf, reactor, nimbus=None):
         self.conf = conf
@@ -465,7 +466,7 @@ class UIDaemon(object):
         """:raises PortInUse: ``ui.port`` is held by another program."""
         site = server.Site(UIRoot(self.api))
         site.noisy = False
-        interface = self.conf.get(UI_HOST) or "0.0.0.0"
+        interface = self.conf.get(UI_BIND_ADDRESS) or self.conf.get(UI_HOST) or "0.0.0.0"
         try:
             self.port = self.reactor.listenTCP(int(self.conf[UI_PORT]), site,
                                                interface=interface)
