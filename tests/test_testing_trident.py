@@ -11,38 +11,10 @@ import pytest
 from pynimbus.generated.storm.ttypes import DRPCExecutionException
 from pynimbus.testing import HarnessError, LocalDRPC
 from pynimbus.testing.trident import FeederBatchSpout, LocalTridentTopology
-from pynimbus.trident import (
-    BaseAggregator, BaseFilter, BaseFunction, FailedException, Fields, MemoryMapState,
-    TridentTopology)
+from pynimbus.trident import BaseFilter, FailedException, Fields, MemoryMapState, TridentTopology
 from pynimbus.trident.builtin import Count, MapGet, Sum, TupleCollectionGet
-
-
-class Split(BaseFunction):
-    def execute(self, tuple_, collector):
-        for word in tuple_[0].split(" "):
-            if word:
-                collector.emit([word])
-
-
-class StringLength(BaseFunction):
-    def execute(self, tuple_, collector):
-        collector.emit([len(tuple_[0])])
-
-
-class TrueFilter(BaseFilter):
-    def is_keep(self, tuple_):
-        return True
-
-
-class CountAsAggregator(BaseAggregator):
-    def init(self, batch_id, collector):
-        return [0]
-
-    def aggregate(self, state, tuple_, collector):
-        state[0] += 1
-
-    def complete(self, state, collector):
-        collector.emit([state[0]])
+from trident_programs.drpc_scenarios import (  # the same operations as on pynimbus dev
+    CountAsAggregator, FailOnFail, Split, StringLength, TrueFilter)
 
 
 def ask(drpc, function, args):
@@ -154,16 +126,9 @@ def test_multi_repartition(drpc):
 # -- the harness
 
 
-class FailOn(BaseFilter):
-    def is_keep(self, tuple_):
-        if tuple_[0] == "fail":
-            raise FailedException("asked to")
-        return True
-
-
 def test_the_topologys_drpc_answers_streams_naming_none_and_a_failed_batch_fails_the_call():
     topology = TridentTopology()
-    topology.new_drpc_stream("checked").each(Fields("args"), FailOn())
+    topology.new_drpc_stream("checked").each(Fields("args"), FailOnFail())
     with LocalDRPC() as drpc:
         LocalTridentTopology(topology, drpc=drpc)
         assert ask(drpc, "checked", "fine") == [["fine"]]

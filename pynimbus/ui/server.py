@@ -186,10 +186,10 @@ class UIApi(object):
         host, _, port = host_port.partition(":")
         now_ms = int(self.clock.seconds() * 1000)
         if verb == "start":
-            stamp = now_ms + 60000 * java_parse_long(timeout)
+            stamp = now_ms + 60000 * java_parse_int(timeout, 64)
         else:
             stamp = 0 if verb == "stop" else now_ms
-        request = ProfileRequest(nodeInfo=NodeInfo(node=host, port={java_parse_long(port)}),
+        request = ProfileRequest(nodeInfo=NodeInfo(node=host, port={java_parse_int(port, 64)}),
                                  action=action, time_stamp=stamp)
         yield self.nimbus("setWorkerProfiler", topology_id, request)
         body = {"status": "ok", "id": host_port}
@@ -300,26 +300,15 @@ class Status(object):
         self.body = body
 
 
-def java_parse_long(text):
-    """``Long.``'s parse.
+def java_parse_int(text, bits=32):
+    """``Integer/parseInt`` (``bits=64``: ``Long``'s parse).
 
-    :raises ValueError: not a decimal long (a 500, as Storm's NumberFormatException)."""
+    :raises ValueError: not a decimal number of that size (Storm's NumberFormatException, a
+        500)."""
     if not re.match(r"^[+-]?[0-9]+$", text or ""):
         raise ValueError('For input string: "%s"' % text)
     value = int(text)
-    if not -2 ** 63 <= value < 2 ** 63:
-        raise ValueError('For input string: "%s"' % text)
-    return value
-
-
-def java_parse_int(text):
-    """``Integer/parseInt``.
-
-    :raises ValueError: not a decimal int (Storm's NumberFormatException, a 500)."""
-    if not re.match(r"^[+-]?[0-9]+$", text or ""):
-        raise ValueError('For input string: "%s"' % text)
-    value = int(text)
-    if not -2 ** 31 <= value < 2 ** 31:
+    if not -2 ** (bits - 1) <= value < 2 ** (bits - 1):
         raise ValueError('For input string: "%s"' % text)
     return value
 
@@ -353,10 +342,15 @@ class ApiResource(resource.Resource):
         super().__init__()
         self.api = api
 
-    def render_GET(self, request):
+    @staticmethod
+    def path_and_params(request):
+        """The path after ``/api/v1/`` and the query's ``{name: text}``."""
         path = "/".join(p.decode("utf-8", "replace") for p in request.postpath)
-        params = {k.decode("utf-8", "replace"): v[0].decode("utf-8", "replace")
-                  for k, v in request.args.items() if v}
+        return path, {k.decode("utf-8", "replace"): v[0].decode("utf-8", "replace")
+                      for k, v in request.args.items() if v}
+
+    def render_GET(self, request):
+        path, params = self.path_and_params(request)
         callback = params.get("callback") or None
         d = self.api.answer(path, params)
         if d is None:
@@ -365,9 +359,7 @@ class ApiResource(resource.Resource):
 
     def render_POST(self, request):
         """An action; a JSON body's keys join the query's (ring's ``wrap-json-params``)."""
-        path = "/".join(p.decode("utf-8", "replace") for p in request.postpath)
-        params = {k.decode("utf-8", "replace"): v[0].decode("utf-8", "replace")
-                  for k, v in request.args.items() if v}
+        path, params = self.path_and_params(request)
         content_type = (request.getHeader(b"content-type") or b"").decode("latin-1")
         if content_type.startswith("application/json"):
             try:
