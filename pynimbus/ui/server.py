@@ -34,6 +34,7 @@ from pynimbus.generated.storm.ttypes import (
     AuthorizationException, GetInfoOptions, KillOptions, NodeInfo, NumErrorsChoice,
     ProfileAction, ProfileRequest, RebalanceOptions)
 from pynimbus.thrift.client import call_leader_nimbus
+from pynimbus.ui.web import WebPages
 
 log = logging.getLogger(__name__)
 
@@ -422,16 +423,18 @@ class NotFound(resource.Resource):
 
 
 class UIRoot(resource.Resource):
-    """``/``: the API under ``/api/v1``; anything else "Page not found"."""
+    """``/``: the API under ``/api/v1``, the web UI's shipped files (``/`` the cluster page,
+    see :mod:`pynimbus.ui.web`); anything else "Page not found"."""
 
-    def __init__(self, api):
+    def __init__(self, api, pages=None):
         super().__init__()
         version = NotFoundParent()
         version.putChild(b"v1", ApiResource(api))
         self.putChild(API, version)
+        self.pages = pages if pages is not None else WebPages()
 
     def getChild(self, path, request):
-        return NotFound()
+        return self.pages.child(path) or NotFound()
 
 
 class NotFoundParent(resource.Resource):
