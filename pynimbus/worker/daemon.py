@@ -31,7 +31,9 @@ from twisted.internet.error import ReactorNotRunning
 from twisted.internet.threads import deferToThread
 
 from pynimbus.clojure_port.system_topology import (
-    ACKER_COMPONENT_ID, SYSTEM_COMPONENT_ID, all_components, has_ackers, system_topology)
+    ACKER_COMPONENT_ID, EVENTLOGGER_COMPONENT_ID, SYSTEM_COMPONENT_ID,
+    TOPOLOGY_METRICS_CONSUMER_REGISTER, all_components, has_ackers, metrics_consumer_ids,
+    system_topology)
 from pynimbus.clojure_port.tasks import storm_task_info
 from pynimbus.cluster import make_cluster_state
 from pynimbus.common.drpc_invocations import ResultReturner
@@ -39,7 +41,7 @@ from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.hostname import hostname
 from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
 from pynimbus.common.local_dirs import (
-    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
+    RESOURCES_SUBDIR, read_supervisor_storm_conf, worker_artifacts_root, read_supervisor_topology,
     supervisor_stormdist_root)
 from pynimbus.common.local_state import LocalState
 from pynimbus.common.local_state import LS_WORKER_HEARTBEAT
@@ -48,9 +50,11 @@ from pynimbus.common.text import one_line
 from pynimbus.common.transport_secret import AUTHENTICATION_KEY, TRANSPORT_SECRET_KEY
 from pynimbus.generated.storm.ttypes import SupervisorWorkerHeartbeat, TopologyStatus
 from pynimbus.worker.clock import millis_clock
+from pynimbus.worker.event_logger import (
+    EVENTS_LOG, EventLoggerExecutor, debug_sampling_pct, tuple_watch)
 from pynimbus.worker.executor import (
-    AckerExecutor, BoltExecutor, NoopBoltExecutor, SpoutExecutor, TupleImpl, WorkerContext,
-    receive_message_id)
+    AckerExecutor, BoltExecutor, HostedExecutor, NoopBoltExecutor, SpoutExecutor, TupleImpl,
+    WorkerContext, receive_message_id)
 from pynimbus.worker.groupings import (
     GroupingError, component_to_sorted_tasks, mk_grouper_context, outbound_components)
 from pynimbus.worker.inbound import inbound_streams, refusal
@@ -60,6 +64,9 @@ from pynimbus.worker.inprocess.spout_host import spout_host_factory
 from pynimbus.worker.java_components import (
     SHELL_BOLT_CLASS, SHELL_SPOUT_CLASS, java_class_name, read_java_shell_component)
 from pynimbus.worker.message_id import mk_id_source
+from pynimbus.worker.metrics import (
+    DEFAULT_SEND_BUFFER_SIZE, TOPOLOGY_EXECUTOR_SEND_BUFFER_SIZE, BuiltinMetrics,
+    ConsumerContext, MetricsConsumerExecutor, MetricsTicker, WorkerMetrics, bucket_size_secs)
 from pynimbus.worker.multilang.shell_host import shell_host_factory
 from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.receive_queue import ExecutorLoop
@@ -176,6 +183,8 @@ class WorkerDaemon(object):
         self.trident_plan = None   # the topology's Trident program, planned again here
         self.trident_store = None  # its /transactional state
         self.drpc_results = None  # the results its DRPC streams return
+        self.metrics_ticker = None  # sends the built-in metrics, when consumers are registered
+        self._sampling = {}  # executor -> the event sampling percentage its watch has
 
     # -- start-up
 
@@ -202,6 +211,7 @@ class WorkerDaemon(object):
             inprocess_component_classes, self.conf, self._my_shell_commands(),
             self._resources_dir(), self._child_env())
         self._build_executors(assignment)
+        self._apply_debug(None)
         self._listen()
         self._connect(assignment)
         yield self._heartbeat_local()
@@ -341,6 +351,16 @@ class WorkerDaemon(object):
             return AckerExecutor(*args)
         if component_id == TOPOLOGY_MASTER_COMPONENT_ID:
             return TopologyMasterExecutor(*args)
+        if component_id == EVENTLOGGER_COMPONENT_ID:
+            return EventLoggerExecutor(*args, events_path=os.path.join(
+                self._artifacts_dir(), EVENTS_LOG), run_blocking=self.run_blocking)
+        registration = self._metrics_registrations().get(component_id)
+        if registration is not None:
+            return MetricsConsumerExecutor(
+                *args, registration=registration, run_blocking=self.run_blocking,
+                consumer_context=ConsumerContext(
+                    self.storm_id, component_id, task_ids[0], self.port, self._artifacts_dir(),
+                    self.start_secs))
         if component is None or component_id.startswith("__"):
             return NoopBoltExecutor(*args)
         obj = component.spout_object if is_spout else component.bolt_object
@@ -357,6 +377,16 @@ class WorkerDaemon(object):
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))
         return None
+
+    def _artifacts_dir(self):
+        """``<storm.log.dir>/workers-artifacts/<storm id>/<port>``: events.log and
+        worker.log.metrics go there, beside worker.log."""
+        return worker_artifacts_root(self.supervisor_conf, self.storm_id, self.port)
+
+    def _metrics_registrations(self):
+        """``{consumer component id: its topology.metrics.consumer.register entry}``."""
+        return dict(zip(metrics_consumer_ids(self.conf, self.compat),
+                        self.conf.get(TOPOLOGY_METRICS_CONSUMER_REGISTER) or []))
 
     def _trident_executor(self, args, component_id, is_spout):
         """A Trident component of the program's plan on a spout or bolt executor
@@ -524,6 +554,23 @@ class WorkerDaemon(object):
                                  ("task.refresh.poll.secs", self._refresh)):
             self._start_loop(beat, float(self.conf.get(period_key, 1)))
         self._start_loop(self._rotate_stats, STATS_ROTATION_SECS)
+        if self._metrics_registrations():
+            self.metrics_ticker = self._metrics_ticker()
+            self.metrics_ticker.start()
+
+    def _metrics_ticker(self):
+        """The built-in metrics of every executor (``__system``'s with the worker's own),
+        sent to the consumers every ``topology.builtin.metrics.bucket.size.secs``."""
+        send_buffer = int(self.conf.get(TOPOLOGY_EXECUTOR_SEND_BUFFER_SIZE)
+                          or DEFAULT_SEND_BUFFER_SIZE)
+        executor_to_metrics = []
+        for executor in self.executors:
+            metrics = [BuiltinMetrics(executor, send_buffer)]
+            if executor.component_id == SYSTEM_COMPONENT_ID:
+                metrics.insert(0, WorkerMetrics(self.start_secs, self.clock))
+            executor_to_metrics.append((executor, metrics))
+        return MetricsTicker(self.reactor, executor_to_metrics, bucket_size_secs(self.conf),
+                             hostname(self.conf), self.port, self.clock)
 
     def _start_loop(self, call, period_secs):
         loop = task.LoopingCall(call)
@@ -609,7 +656,28 @@ class WorkerDaemon(object):
         self.exit_code = EXIT_CODE_SUICIDE
         self.reactor.stop()
 
+    def _apply_debug(self, base):
+        """worker.clj ``refresh-storm-active``'s ``component->debug``: each spout's and
+        bolt's watch (:mod:`pynimbus.worker.event_logger`) follows the storm base's
+        sampling percentage (none without ``__eventlogger`` tasks) and ``topology.debug``;
+        a watch is made again only when its percentage changed."""
+        has_eventloggers = EVENTLOGGER_COMPONENT_ID in self.task_to_component.values()
+        component_debug = base.component_debug if base is not None else None
+        for executor in self.executors:
+            if not isinstance(executor, HostedExecutor):
+                continue
+            pct = (debug_sampling_pct(component_debug, self.storm_id, executor.component_id)
+                   if has_eventloggers else 0.0)
+            if executor in self._sampling and self._sampling[executor] == pct:
+                continue
+            if pct != self._sampling.get(executor, 0.0):
+                log.info("event logging of %s: %s%% of its emits", executor.component_id, pct)
+            self._sampling[executor] = pct
+            executor.watch = tuple_watch(executor.component_id, executor.component_conf, pct,
+                                         executor.context.now_ms)
+
     def _apply_status(self, base):
+        self._apply_debug(base)
         active = base is not None and base.status == TopologyStatus.ACTIVE
         for spout in self._spouts:
             if active and not spout.hosts:
@@ -675,6 +743,8 @@ class WorkerDaemon(object):
         for loop in self._loops:
             if loop.running:
                 loop.stop()
+        if self.metrics_ticker is not None:
+            self.metrics_ticker.stop()
         ended = [d for d in (executor.stop() for executor in self.executors) if d is not None]
         for client in self.clients.values():
             client.close()

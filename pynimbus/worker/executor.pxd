@@ -15,7 +15,7 @@ cdef class TupleImpl:
 
 cdef class Executor:
     cdef public object context, component_id, task_ids, groupers, tasks_fns, component_conf, stats
-    cdef public object _acker_task, _tick_loop
+    cdef public object _acker_task, _tick_loop, watch
     cdef public ReceiveQueue queue
     cdef dict __dict__
     cpdef receive(self, task_id, tuple_)
@@ -52,6 +52,8 @@ cdef class BoltExecutor(HostedExecutor):
     cpdef _take_input(self, task_id, tuple_id, verb)
     @cython.locals(tuple_=TupleImpl)
     cpdef _record_input(self, tuple_, record)
+    @cython.locals(tuple_=TupleImpl)
+    cpdef _process_delta(self, tuple_)
 
 cdef class SpoutExecutor(HostedExecutor):
     cdef public SpoutPending pending

@@ -124,6 +124,9 @@ class Executor(object):
             or stream_to_component_to_grouper.get(ACKER_INIT_STREAM_ID))
         self.component_conf = component_conf
         self.stats = stats
+        # None, or the TupleWatch (pynimbus.worker.event_logger) that logs the tuples under
+        # topology.debug and samples emits for the event logger: one check when off
+        self.watch = None
         self._tick_loop = None
         high, low = watermarks(context.storm_conf, receive_buffer_size(context.storm_conf))
         self.queue = ReceiveQueue(self, context.loop, high, low)
@@ -375,6 +378,8 @@ class BoltExecutor(HostedExecutor):
         else:
             self.send(task_id, stream, values, targets,
                       bolt_emit_message_ids(anchors, targets, self.context.generate_id))
+        if self.watch is not None:
+            self.watch.emitted(self, task_id, stream, values, None, direct_task)
         return targets
 
     def _send_anchored_to_one(self, task_id, stream, values, targets, anchor):
@@ -412,6 +417,8 @@ class BoltExecutor(HostedExecutor):
             for root_id, edge_id in tuple_.message_id.anchors_to_ids.items():
                 self.send_to_acker(task_id, ACKER_ACK_STREAM_ID, [root_id, edge_id ^ ack_val])
         self._record_input(tuple_, self.stats.acked)
+        if self.watch is not None:
+            self.watch.bolt_acked(task_id, tuple_, self._process_delta(tuple_))
 
     def failed(self, task_id, tuple_):
         """executor.clj bolt ``fail`` of an input taken out of the pending ones, counted for a
@@ -419,6 +426,8 @@ class BoltExecutor(HostedExecutor):
         if self.context.has_ackers:
             self.emit_acker_messages(task_id, bolt_fail(tuple_))
         self._record_input(tuple_, self.stats.failed)
+        if self.watch is not None:
+            self.watch.bolt_failed(task_id, tuple_, self._process_delta(tuple_))
 
     def _take_input(self, task_id, tuple_id, verb):
         """The pending input of ``tuple_id``, taken out."""
@@ -429,6 +438,11 @@ class BoltExecutor(HostedExecutor):
         start_ms = tuple_.process_sample_start_ms
         if start_ms is not None:
             record(tuple_.source_component, tuple_.stream, self.context.now_ms() - start_ms)
+
+    def _process_delta(self, tuple_):
+        """executor.clj ``tuple-time-delta!``: ms since a sampled input's execute, else -1."""
+        start_ms = tuple_.process_sample_start_ms
+        return -1 if start_ms is None else self.context.now_ms() - start_ms
 
 
 class SpoutExecutor(HostedExecutor):
@@ -532,6 +546,8 @@ class SpoutExecutor(HostedExecutor):
                 command, record = "fail", self.stats.failed
             if callback.time_delta_ms is not None:
                 record(callback.stream, callback.time_delta_ms)
+            if self.watch is not None:
+                self.watch.spout_called_back(callback, callback.kind == ACK)
             self._exchange(callback.task_id, command, callback.message_id)
 
     def _exchange(self, task_id, command, message_id=""):
@@ -674,6 +690,8 @@ class SpoutExecutor(HostedExecutor):
         self.send(task_id, stream, values, targets, send.message_ids)
         for init in send.acker_emits:
             self.send_to_acker(task_id, init.stream, init.values)
+        if self.watch is not None:
+            self.watch.emitted(self, task_id, stream, values, message_id, direct_task)
         if task_ids_reply is not None:
             task_ids_reply(targets)
         self._call_back(send.callbacks)

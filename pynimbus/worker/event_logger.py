@@ -1,0 +1,265 @@
+# -*- test-case-name: tests.test_worker_eventlogger -*-
+"""The event logger and ``topology.debug`` of a Python worker.
+
+Three parts, as in Storm 1.2.4:
+
+* the *sampling* of emits (executor.clj ``send-to-eventlogger``): while the storm base's
+  ``component->debug`` enables debugging of the topology (its key is the storm id) or of a
+  component (its key is the component id, which wins), each emit of that component's
+  executors is sent, with probability ``samplingpct``/100, as ``[component-id, message-id,
+  ts, values]`` on stream ``__eventlog`` to an ``__eventlogger`` task;
+* the ``__eventlogger`` bolt (``EventLoggerBolt`` with ``FileBasedEventLogger``): each event
+  becomes a line of ``events.log`` in the worker's artifacts directory, ``IEventLogger.
+  EventInfo.toString``'s ``<Date.toString of ts>,<source component>,<source task>,<message
+  id or nothing>,<values as a Java list>``, flushed once a second when something was written;
+* ``topology.debug: true``: task.clj's ``Emitting: <component> <stream> <values>`` (and
+  ``Emitting direct: <task>; ...``), executor.clj's ``BOLT ack TASK: ...``, ``BOLT fail
+  TASK: ...``, ``SPOUT Acking message ...`` and ``SPOUT Failing ...`` lines in the worker log.
+
+Both watches reach the executor as one attribute, its ``watch``: None (the hot path's only
+cost then is that check) or a :class:`TupleWatch`, which the worker sets from the conf at start
+and from the storm base at each refresh.
+"""
+
+import logging
+import os
+import random
+import time
+
+from twisted.internet import task
+
+from pynimbus.clojure_port.java_json import java_double_to_string
+from pynimbus.clojure_port.system_topology import EVENTLOGGER_STREAM_ID
+from pynimbus.worker.executor import Executor
+
+log = logging.getLogger(__name__)
+
+EVENTS_LOG = "events.log"
+FLUSH_INTERVAL_SECS = 1.0  # FileBasedEventLogger.FLUSH_INTERVAL_MILLIS
+TOPOLOGY_DEBUG = "topology.debug"
+
+
+# -- the sampling
+
+def debug_sampling_pct(component_to_debug, storm_id, component_id):
+    """The percentage of ``component_id``'s emits to sample under the storm base's
+    ``component_debug`` (``{component id or storm id: DebugOptions}``): the component's own
+    options, else the topology's; 0 when they are absent or not enabled (``send-to-eventlogger``
+    reads them the same way)."""
+    options = (component_to_debug or {}).get(component_id)
+    if options is None:
+        options = (component_to_debug or {}).get(storm_id)
+    if options is None or not options.enable:
+        return 0.0
+    return float(options.samplingpct or 0)
+
+
+class EventSampler(object):
+    """``send-to-eventlogger``'s test: an emit is sent when ``100 * random() < pct``."""
+
+    __slots__ = ("pct", "_random")
+
+    def __init__(self, pct, rng=None):
+        self.pct = pct
+        self._random = (rng or random.Random()).random
+
+    def __call__(self):
+        return 100 * self._random() < self.pct
+
+
+# -- the lines
+
+def java_text(value):
+    """``String.valueOf`` of a tuple value as a Java worker would hold it: ``null``, ``true``,
+    a ``Double`` or ``Long``, a ``List`` as ``[a, b]``, a ``Map`` as ``{k=v, ...}``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return java_double_to_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(java_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join("%s=%s" % (java_text(k), java_text(v))
+                               for k, v in value.items()) + "}"
+    return str(value)
+
+
+def java_date(ts_ms):
+    """``new Date(ts).toString()``: ``EEE MMM dd HH:mm:ss zzz yyyy`` in the local time zone."""
+    return time.strftime("%a %b %d %H:%M:%S %Z %Y", time.localtime(ts_ms / 1000.0))
+
+
+def event_line(ts_ms, component_id, task_id, message_id, values):
+    """``IEventLogger.EventInfo.toString``: one line of ``events.log`` (without its newline)."""
+    return "%s,%s,%d,%s,%s" % (java_date(ts_ms), component_id, task_id,
+                               "" if message_id is None else java_text(message_id),
+                               java_text(values))
+
+
+# -- the __eventlogger bolt
+
+class EventLogFile(object):
+    """``FileBasedEventLogger``: lines appended to ``path`` (its directory made), written and
+    flushed once a second when some came (``dirty``), in a thread; the rest on ``close``."""
+
+    def __init__(self, path, reactor, run_blocking):
+        self.path = path
+        self.reactor = reactor
+        self.run_blocking = run_blocking
+        self.lines = []
+        self._file = None
+        self._writing = None
+        self._flush_loop = None
+
+    def open(self):
+        """Open the file (in a thread); a Deferred.  Lines logged before it opens wait."""
+        log.info("Event log path %s", self.path)
+        d = self.run_blocking(self._open_file)
+        self._flush_loop = task.LoopingCall(self.flush)
+        self._flush_loop.clock = self.reactor
+        self._flush_loop.start(FLUSH_INTERVAL_SECS, now=False)
+        return d
+
+    def _open_file(self):
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self._file = open(self.path, "a", encoding="utf-8")
+
+    def log(self, line):
+        self.lines.append(line)
+
+    def flush(self):
+        """Write and flush the lines logged since the last flush (none: nothing to do); one
+        write at a time."""
+        if not self.lines or self._file is None or self._writing is not None:
+            return self._writing
+        lines, self.lines = self.lines, []
+        self._writing = self.run_blocking(self._write, lines)
+
+        def written(result):
+            self._writing = None
+            return result
+        self._writing.addBoth(written).addErrback(
+            lambda f: log.error("Error flushing %s: %s", self.path, f.getErrorMessage()))
+        return self._writing
+
+    def _write(self, lines):
+        self._file.write("".join(line + "\n" for line in lines))
+        self._file.flush()
+
+    def close(self):
+        """Stop the flush timer, write what is left and close (blocking: the worker stops)."""
+        if self._flush_loop is not None and self._flush_loop.running:
+            self._flush_loop.stop()
+        if self._file is not None:
+            if self.lines:
+                self._write(self.lines)
+                self.lines = []
+            self._file.close()
+            self._file = None
+
+
+class EventLoggerExecutor(Executor):
+    """The ``__eventlogger`` bolt (``EventLoggerBolt`` with its default
+    ``FileBasedEventLogger``): each ``__eventlog`` tuple becomes a line of
+    ``<artifacts dir>/events.log`` naming the tuple's source component and task.
+    ``topology.event.logger.register`` (other loggers, Java classes) is not read."""
+
+    def __init__(self, context, component_id, task_ids, groupers, component_conf, stats,
+                 events_path, run_blocking):
+        super().__init__(context, component_id, task_ids, groupers, component_conf, stats)
+        self.events = EventLogFile(events_path, context.reactor, run_blocking)
+
+    def start(self):
+        super().start()
+        self.events.open().addErrback(lambda f: self.report_error(
+            "the event log %s cannot be written: %s" % (self.events.path,
+                                                        f.getErrorMessage())))
+
+    def accept(self, task_id, tuple_):
+        if tuple_.stream != EVENTLOGGER_STREAM_ID:
+            return
+        try:
+            _component_id, message_id, ts_ms, values = tuple_.values
+            line = event_line(int(ts_ms), tuple_.source_component, tuple_.source_task,
+                              message_id, values)
+        except (TypeError, ValueError) as e:
+            log.warning("event logger %d: dropped a malformed event: %s", task_id, e)
+            return
+        self.events.log(line)
+
+    def stop(self):
+        super().stop()
+        self.events.close()
+        return None
+
+
+# -- the watch on an executor's emits, acks and fails
+
+class TupleWatch(object):
+    """What an executor does besides routing when it emits, acks or fails: logs the tuple
+    (``topology.debug``) and samples emits for the event logger (``sampler``, or None).
+
+    ``now_ms()`` stamps events."""
+
+    __slots__ = ("component_id", "log_tuples", "sampler", "now_ms")
+
+    def __init__(self, component_id, log_tuples, sampler, now_ms):
+        self.component_id = component_id
+        self.log_tuples = log_tuples
+        self.sampler = sampler
+        self.now_ms = now_ms
+
+    def emitted(self, executor, task_id, stream, values, message_id, direct_task):
+        """One emit of ``task_id`` routed (task.clj's debug line, then
+        ``send-to-eventlogger``)."""
+        if self.log_tuples:
+            if direct_task is None:
+                log.info("Emitting: %s %s %s", self.component_id, stream, java_text(values))
+            else:
+                log.info("Emitting direct: %s; %s %s %s", direct_task, self.component_id,
+                         stream, java_text(values))
+        sampler = self.sampler
+        if sampler is not None and sampler():
+            executor.emit(task_id, EVENTLOGGER_STREAM_ID,
+                          [self.component_id, message_id, self.now_ms(), values])
+
+    def bolt_acked(self, task_id, tuple_, delta_ms):
+        if self.log_tuples:
+            log.info("BOLT ack TASK: %s TIME: %s TUPLE: %s", task_id, delta_ms,
+                     tuple_text(tuple_))
+
+    def bolt_failed(self, task_id, tuple_, delta_ms):
+        if self.log_tuples:
+            log.info("BOLT fail TASK: %s TIME: %s TUPLE: %s", task_id, delta_ms,
+                     tuple_text(tuple_))
+
+    def spout_called_back(self, callback, acked):
+        if self.log_tuples:
+            if acked:
+                log.info("SPOUT Acking message %s %s", callback.task_id,
+                         java_text(callback.message_id))
+            else:
+                log.info("SPOUT Failing %s: %s REASON: %s MSG-ID: %s", callback.task_id,
+                         callback.stream, callback.reason, java_text(callback.message_id))
+
+
+def tuple_text(tuple_):
+    """``TupleImpl.toString`` (without its sample start times): source, stream, id, values."""
+    anchors = getattr(tuple_.message_id, "anchors_to_ids", None) or {}
+    return "source: %s:%s, stream: %s, id: %s, %s" % (
+        tuple_.source_component, tuple_.source_task, tuple_.stream, java_text(anchors),
+        java_text(tuple_.values))
+
+
+def tuple_watch(component_id, storm_conf, sampling_pct, now_ms, rng=None):
+    """The watch of an executor of ``component_id``: None when ``topology.debug`` is off and
+    ``sampling_pct`` is 0 (nothing to do)."""
+    log_tuples = storm_conf.get(TOPOLOGY_DEBUG) is True
+    sampler = EventSampler(sampling_pct, rng) if sampling_pct > 0 else None
+    if not log_tuples and sampler is None:
+        return None
+    return TupleWatch(component_id, log_tuples, sampler, now_ms)

@@ -1,0 +1,194 @@
+"""The event logger and ``topology.debug`` of Python workers
+(:mod:`pynimbus.worker.event_logger`): the sampling switch read from the storm base, the
+``events.log`` line of ``IEventLogger.EventInfo.toString``, its once-a-second flush, the
+executors' emits sampled onto ``__eventlog`` and the ``Emitting:`` lines; then on ``pynimbus
+dev``, Nimbus's ``debug`` call turning events on and off for a running multilang word count."""
+# test-case-name: tests.test_worker_eventlogger
+
+import logging
+import os
+import random
+import re
+import time
+
+import pytest
+from twisted.internet import defer, task
+
+from pynimbus.generated.storm.ttypes import DebugOptions
+from pynimbus.worker import executor, stats
+from pynimbus.worker.event_logger import (
+    EventLogFile, EventLoggerExecutor, EventSampler, debug_sampling_pct, event_line, java_text,
+    tuple_watch)
+from pynimbus.worker.message_id import UNANCHORED
+from pynimbus.worker.receive_queue import ExecutorLoop
+
+
+def context(clock, transferred=None, **conf):
+    fields = dict.fromkeys(executor.WorkerContext._fields)
+    fields.update(reactor=clock, compat="1.x", storm_conf=conf, has_ackers=False,
+                  generate_id=lambda: 7, now_ms=lambda: int(clock.seconds() * 1000),
+                  throttled=lambda: False, loop=ExecutorLoop(clock.callLater, lambda: None),
+                  transfer=lambda *message: (transferred if transferred is not None
+                                             else []).append(message))
+    return executor.WorkerContext(**fields)
+
+
+@pytest.fixture
+def utc(monkeypatch):
+    """The worker's local time zone is UTC (Java's Date.toString prints the local one)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+# -- the switch
+
+def test_a_components_own_options_win_over_the_topologys():
+    """``send-to-eventlogger`` reads the component's options, else the topology's (keyed by
+    the storm id); disabled options or none sample nothing."""
+    debug = {"wc-1-2": DebugOptions(enable=True, samplingpct=10.0),
+             "split": DebugOptions(enable=True, samplingpct=50.0),
+             "count": DebugOptions(enable=False, samplingpct=100.0)}
+    assert debug_sampling_pct(debug, "wc-1-2", "split") == 50.0
+    assert debug_sampling_pct(debug, "wc-1-2", "sentences") == 10.0
+    assert debug_sampling_pct(debug, "wc-1-2", "count") == 0.0
+    assert debug_sampling_pct({}, "wc-1-2", "split") == 0.0
+    assert debug_sampling_pct(None, "wc-1-2", "split") == 0.0
+
+
+def test_the_sampler_sends_about_its_percentage():
+    """``100 * random() < pct``: 25% of 20,000 emits, within a few hundred; 100% all; 0%
+    none."""
+    sampler = EventSampler(25.0, random.Random(3))
+    assert 4700 < sum(sampler() for _ in range(20000)) < 5300
+    assert all(EventSampler(100.0)() for _ in range(1000))
+    assert not any(EventSampler(0.0)() for _ in range(1000))
+
+
+def test_no_watch_when_debug_is_off_and_nothing_is_sampled():
+    """The hot path's only cost when off: the executor's watch is None."""
+    assert tuple_watch("split", {}, 0.0, time.time) is None
+    assert tuple_watch("split", {"topology.debug": False}, 0.0, time.time) is None
+    assert tuple_watch("split", {"topology.debug": True}, 0.0, time.time).sampler is None
+    assert tuple_watch("split", {}, 5.0, time.time).log_tuples is False
+
+
+# -- the line
+
+def test_an_event_line_is_java_event_info_to_string(utc):
+    """``Date.toString`` of the timestamp, source component, source task, message id (empty
+    for a bolt's null), and the values as a Java list prints them."""
+    assert event_line(1700000000123, "sentences", 3, 17, ["the cow", 2, 1.5, None, True]) == (
+        "Tue Nov 14 22:13:20 UTC 2023,sentences,3,17,[the cow, 2, 1.5, null, true]")
+    assert event_line(0, "split", 5, None, [["a", "b"], {"k": 1}]) == (
+        "Thu Jan 01 00:00:00 UTC 1970,split,5,,[[a, b], {k=1}]")
+
+
+def test_java_text_prints_doubles_as_java_does():
+    assert java_text(1e-4) == "1.0E-4"
+    assert java_text(12345678.0) == "1.2345678E7"
+    assert java_text(3.0) == "3.0"
+
+
+# -- the file
+
+def test_the_event_log_is_written_and_flushed_once_a_second(tmp_path):
+    """``FileBasedEventLogger``'s flush task: lines logged reach the file at the next whole
+    second, not before; what is left at close is written."""
+    clock = task.Clock()
+    path = str(tmp_path / "workers-artifacts" / "t-1-1" / "6700" / "events.log")
+    events = EventLogFile(path, clock, lambda f, *a: defer.maybeDeferred(f, *a))
+    events.open()
+    events.log("one")
+    events.log("two")
+    assert open(path).read() == ""
+    clock.advance(1)
+    assert open(path).read() == "one\ntwo\n"
+    events.log("three")
+    events.close()
+    assert open(path).read() == "one\ntwo\nthree\n"
+    assert not clock.getDelayedCalls()
+
+
+def test_the_eventlogger_executor_logs_the_source_of_each_event(tmp_path, utc):
+    """``EventLoggerBolt.execute``: the tuple's source component and task, its message id,
+    time stamp and values make the line."""
+    clock = task.Clock()
+    path = str(tmp_path / "events.log")
+    logger = EventLoggerExecutor(
+        context(clock), "__eventlogger", [9], {}, {},
+        stats.ExecutorStatsCollector("bolt", clock.seconds), events_path=path,
+        run_blocking=lambda f, *a: defer.maybeDeferred(f, *a))
+    logger.start()
+    logger.receive(9, executor.TupleImpl(4, "split", "__eventlog",
+                                         ["split", None, 0, ["cow"]], UNANCHORED))
+    logger.receive(9, executor.TupleImpl(4, "split", "__eventlog", ["bad"], UNANCHORED))
+    clock.advance(1)
+    assert open(path).read() == "Thu Jan 01 00:00:00 UTC 1970,split,4,,[cow]\n"
+    logger.stop()
+
+
+# -- the executors' emits
+
+def recording_bolt(clock, transferred):
+    return executor.BoltExecutor(
+        context(clock, transferred)._replace(now_ms=lambda: 1234), "split", [2],
+        {"default": {"count": lambda task_id, values: [5]},
+         "__eventlog": {"__eventlogger": lambda task_id, values: [9]}},
+        {}, stats.ExecutorStatsCollector("bolt", clock.seconds, 1.0),
+        host_factory=None, on_child_died=None)
+
+
+def test_a_sampled_bolt_emit_goes_to_the_eventlogger_on_eventlog():
+    """With its watch sampling every emit, a bolt's emit is routed, then sent unanchored as
+    ``[component-id, message-id, ts, values]`` to the ``__eventlogger`` task."""
+    clock = task.Clock()
+    transferred = []
+    bolt = recording_bolt(clock, transferred)
+    bolt.emit_to(2, "default", ["cow"], None)
+    assert transferred == [(5, 2, "default", UNANCHORED, ["cow"])]
+    bolt.watch = tuple_watch("split", {}, 100.0, lambda: 1234)
+    bolt.emit_to(2, "default", ["moon"], None)
+    assert transferred[1:] == [(5, 2, "default", UNANCHORED, ["moon"]),
+                               (9, 2, "__eventlog", UNANCHORED, ["split", None, 1234, ["moon"]])]
+
+
+def test_a_spout_emit_carries_its_message_id_to_the_eventlogger():
+    clock = task.Clock()
+    transferred = []
+    spout = executor.SpoutExecutor(
+        context(clock, transferred)._replace(has_ackers=True), "sentences", [1],
+        {"default": {"split": lambda task_id, values: [2]},
+         "__ack_init": {"__acker": lambda task_id, values: [7]},
+         "__eventlog": {"__eventlogger": lambda task_id, values: [9]}}, {},
+        stats.ExecutorStatsCollector("spout", clock.seconds),
+        host_factory=None, on_child_died=None)
+    spout.watch = tuple_watch("sentences", {}, 100.0, lambda: 77)
+    spout.spout_emit(1, "default", ["the cow"], "m1")
+    assert (9, 1, "__eventlog", UNANCHORED, ["sentences", "m1", 77, ["the cow"]]) in transferred
+
+
+def test_topology_debug_logs_emits_and_acks_in_storms_words(caplog):
+    """``topology.debug: true``: task.clj's ``Emitting:`` line per emit and executor.clj's
+    ``BOLT ack TASK:`` per ack, and no event is sampled."""
+    clock = task.Clock()
+    transferred = []
+    bolt = recording_bolt(clock, transferred)
+    bolt.watch = tuple_watch("split", {"topology.debug": True}, 0.0, lambda: 1)
+    with caplog.at_level(logging.INFO, logger="pynimbus.worker.event_logger"):
+        bolt.emit_to(2, "default", ["cow", 1], None)
+        bolt.acked(2, executor.TupleImpl(1, "sentences", "default", ["the cow"], UNANCHORED))
+    assert "Emitting: split default [cow, 1]" in caplog.messages
+    assert any(re.match(r"BOLT ack TASK: 2 TIME: -1 TUPLE: source: sentences:1, stream: "
+                        r"default, id: \{\}, \[the cow\]$", m) for m in caplog.messages)
+    assert [m for m in transferred if m[2] == "__eventlog"] == []
+
+
+def test_events_log_path_is_the_workers_artifacts_dir():
+    """``events.log`` sits beside worker.log: ``<storm.log.dir>/workers-artifacts/<id>/<port>``
+    (FileBasedEventLogger's path with ``storm.workers.artifacts.dir`` unset)."""
+    from pynimbus.common.local_dirs import worker_artifacts_root
+    assert os.path.join(worker_artifacts_root({"storm.log.dir": "/l"}, "wc-1-2", 6700),
+                        "events.log") == "/l/workers-artifacts/wc-1-2/6700/events.log"
