@@ -1,0 +1,261 @@
+/* The topology page (topology.html?id=<id>): summary, lifecycle actions, stats per window,
+ * the graph, spouts, bolts, workers and configuration. */
+"use strict";
+
+(function () {
+  var el = UI.el, fmt = UI.fmt;
+  var topologyId = UI.params().get("id");
+  var page = null;  // the last /topology/<id> answer
+
+  function isSystem(id) { return String(id).slice(0, 2) === "__"; }
+
+  function summary(t) {
+    return UI.facts("topology-facts", [
+      ["Id", t.id], ["Owner", t.owner], ["Status", t.status, "status"],
+      ["Uptime", t.uptime], ["Workers", fmt(t.workersTotal)],
+      ["Executors", fmt(t.executorsTotal)], ["Tasks", fmt(t.tasksTotal)],
+      ["Message timeout", fmt(t.msgTimeout) + " s"],
+      ["Debug", t.debug ? "on, sampling " + fmt(t.samplingPct) + " %" : "off", "debug"],
+      ["Scheduler info", t.schedulerInfo]]);
+  }
+
+  function statsTable(t) {
+    return UI.table("topology-stats-table", [
+      {key: "window", title: "Window", value: function (s) {
+        return el("a", {href: "?id=" + encodeURIComponent(topologyId) + "&window=" +
+                        encodeURIComponent(s.window)}, s.windowPretty);
+      }},
+      {key: "emitted", title: "Emitted", num: true},
+      {key: "transferred", title: "Transferred", num: true},
+      {key: "completeLatency", title: "Complete latency (ms)", num: true},
+      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true}],
+      t.topologyStats);
+  }
+
+  function lastError(c) {
+    if (!c.lastError) return "";
+    return el("span", {class: "error-cell", title: c.lastError},
+              c.lastError.split("\n")[0], " ",
+              c.errorHost ? UI.logLink(c.errorWorkerLogLink,
+                                       c.errorHost + ":" + c.errorPort) : "");
+  }
+
+  function componentLink(id) {
+    return el("a", {href: UI.componentHref(topologyId, id)}, id);
+  }
+
+  function spoutTable(t) {
+    return UI.table("spouts-table", [
+      {key: "spoutId", title: "Id", value: function (s) { return componentLink(s.spoutId); }},
+      {key: "executors", title: "Executors", num: true},
+      {key: "tasks", title: "Tasks", num: true},
+      {key: "emitted", title: "Emitted", num: true},
+      {key: "transferred", title: "Transferred", num: true},
+      {key: "completeLatency", title: "Complete latency (ms)", num: true},
+      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true},
+      {key: "lastError", title: "Last error", value: lastError}], t.spouts, "No spouts.");
+  }
+
+  function boltTable(t) {
+    return UI.table("bolts-table", [
+      {key: "boltId", title: "Id", value: function (b) { return componentLink(b.boltId); }},
+      {key: "executors", title: "Executors", num: true},
+      {key: "tasks", title: "Tasks", num: true},
+      {key: "emitted", title: "Emitted", num: true},
+      {key: "transferred", title: "Transferred", num: true},
+      {key: "capacity", title: "Capacity", num: true,
+       help: "Share of the last 10 minutes spent executing"},
+      {key: "executeLatency", title: "Execute latency (ms)", num: true},
+      {key: "executed", title: "Executed", num: true},
+      {key: "processLatency", title: "Process latency (ms)", num: true},
+      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true},
+      {key: "lastError", title: "Last error", value: lastError}], t.bolts, "No bolts.");
+  }
+
+  function workerTable(t) {
+    return UI.table("workers-table", [
+      {key: "host", title: "Host"}, {key: "port", title: "Port", num: true},
+      {key: "uptime", title: "Uptime"},
+      {key: "executorsTotal", title: "Executors", num: true},
+      {key: "components", title: "Components", value: function (w) {
+        var tasks = w.componentNumTasks || {};
+        return Object.keys(tasks).sort().filter(function (c) {
+          return UI.showSys() || !isSystem(c);
+        }).map(function (c) { return c + " (" + tasks[c] + ")"; }).join(", ");
+      }},
+      {key: "supervisorId", title: "Supervisor"},
+      {key: "workerLogLink", title: "Log", value: function (w) {
+        return UI.logLink(w.workerLogLink, "worker.log");
+      }}], t.workers, "No workers.");
+  }
+
+  function configurationTable(conf) {
+    return UI.table("configuration-table", [
+      {key: "key", title: "Key"},
+      {key: "value", title: "Value", value: function (r) {
+        return typeof r.value === "string" ? r.value : JSON.stringify(r.value);
+      }}], Object.keys(conf || {}).sort().map(function (k) {
+        return {key: k, value: conf[k]};
+      }));
+  }
+
+  /* -- the graph: /visualization when the server has it, else the bolts' input stats */
+
+  function field(map, name) {
+    return map[":" + name] !== undefined ? map[":" + name] : map[name];
+  }
+
+  function graphFromVisualization(data) {
+    var nodes = [], edges = [];
+    Object.keys(data).forEach(function (id) {
+      var c = data[id];
+      if (!UI.showSys() && isSystem(id)) return;
+      var type = field(c, "type");
+      nodes.push({id: id, type: type, link: UI.componentHref(topologyId, id),
+                  capacity: field(c, "capacity"), caption: caption(type, c, field)});
+      (field(c, "inputs") || []).forEach(function (input) {
+        var stream = field(input, "stream");
+        if (!UI.showSys() && isSystem(stream)) return;
+        edges.push({from: field(input, "component"), to: id, stream: stream,
+                    grouping: field(input, "grouping")});
+      });
+    });
+    return {nodes: nodes, edges: edges};
+  }
+
+  function caption(type, c, get) {
+    if (type === "bolt") {
+      var capacity = Number(get(c, "capacity"));
+      return "capacity " + (isNaN(capacity) ? "?" : capacity.toFixed(3));
+    }
+    var transferred = get(c, "transferred");
+    return "transferred " + fmt(transferred || 0);
+  }
+
+  /* Without /visualization: each bolt's inputs from its component page's inputStats (only
+   * the streams that have carried tuples). */
+  function graphFromInputStats(t) {
+    var query = UI.statsQuery();
+    return Promise.all(t.bolts.map(function (b) {
+      return UI.api("topology/" + encodeURIComponent(topologyId) + "/component/" +
+                    encodeURIComponent(b.boltId) + query);
+    })).then(function (components) {
+      var nodes = t.spouts.map(function (s) {
+        return {id: s.spoutId, type: "spout", link: UI.componentHref(topologyId, s.spoutId),
+                caption: "transferred " + fmt(s.transferred)};
+      }).concat(t.bolts.map(function (b) {
+        return {id: b.boltId, type: "bolt", link: UI.componentHref(topologyId, b.boltId),
+                capacity: b.capacity, caption: "capacity " + b.capacity};
+      }));
+      var edges = [];
+      components.forEach(function (c) {
+        (c.inputStats || []).forEach(function (i) {
+          edges.push({from: i.component, to: c.id, stream: i.stream});
+        });
+      });
+      return {nodes: nodes, edges: edges};
+    });
+  }
+
+  function loadGraph(t) {
+    var path = "topology/" + encodeURIComponent(topologyId) + "/visualization" +
+      UI.statsQuery();
+    return UI.api(path).then(function (data) {
+      return {source: "visualization", graph: graphFromVisualization(data)};
+    }, function (error) {
+      if (!(error instanceof UI.ApiError) || error.status !== 404) throw error;
+      return graphFromInputStats(t).then(function (graph) {
+        return {source: "input-stats", graph: graph};
+      });
+    }).then(function (drawn) {
+      var box = document.getElementById("topology-graph");
+      box.setAttribute("data-source", drawn.source);
+      UI.fill("topology-graph", Graph.draw(drawn.graph.nodes, drawn.graph.edges));
+      document.getElementById("graph-source").textContent = drawn.source === "visualization"
+        ? "Streams as declared; bolts shaded by capacity."
+        : "Streams that have carried tuples; bolts shaded by capacity.";
+    });
+  }
+
+  /* -- actions */
+
+  var ACTIONS = [
+    {name: "activate", label: "Activate", when: function (t) { return t.status !== "ACTIVE"; }},
+    {name: "deactivate", label: "Deactivate",
+     when: function (t) { return t.status === "ACTIVE"; }},
+    {name: "rebalance", label: "Rebalance", wait: true},
+    {name: "kill", label: "Kill", wait: true, danger: true},
+    {name: "debug-enable", label: "Debug", pct: true, when: function (t) { return !t.debug; }},
+    {name: "debug-disable", label: "Stop debug", when: function (t) { return t.debug; }}];
+
+  function actionPath(action, values) {
+    var base = "topology/" + encodeURIComponent(topologyId) + "/";
+    if (action.wait) return base + action.name + "/" + values.wait;
+    if (action.name === "debug-enable") return base + "debug/enable/" + values.pct;
+    if (action.name === "debug-disable") return base + "debug/disable/" + page.samplingPct;
+    return base + action.name;
+  }
+
+  function actionFields(action) {
+    if (action.wait) {
+      return [{name: "wait", label: "Wait (seconds)", value: page.msgTimeout || 30, min: 0}];
+    }
+    if (action.pct) {
+      return [{name: "pct", label: "Sampling (%)", value: page.samplingPct || 10, min: 0,
+               max: 100}];
+    }
+    return [];
+  }
+
+  function runAction(action) {
+    var message = action.label + " topology " + page.name + " (" + topologyId + ")?";
+    UI.confirm(action.label, message, actionFields(action)).then(function (values) {
+      if (values === null) return;
+      UI.notice(action.label + "…");
+      return UI.post(actionPath(action, values)).then(function (answer) {
+        UI.notice(action.label + ": " + answer.status);
+        if (action.name === "kill") {
+          UI.notice("Killed " + page.name + "; it is removed after the wait.");
+        }
+        return reload();
+      });
+    }).catch(function (error) { UI.notice(""); UI.showError(error); });
+  }
+
+  function actionButtons(t) {
+    return ACTIONS.map(function (action) {
+      var allowed = t.status !== "KILLED" && (!action.when || action.when(t));
+      return el("button", {id: "action-" + action.name, type: "button",
+                           class: action.danger ? "danger" : null, disabled: !allowed,
+                           onclick: function () { runAction(action); }}, action.label);
+    });
+  }
+
+  function load() {
+    if (!topologyId) throw new UI.ApiError("topology", 400, {error: "No topology",
+      errorMessage: "Open a topology from the cluster page (topology.html?id=<id>)."});
+    var path = "topology/" + encodeURIComponent(topologyId) + UI.statsQuery();
+    return UI.api(path).then(function (t) {
+      page = t;
+      document.title = "pynimbus: " + t.name;
+      UI.fill("crumb-topology", t.name);
+      UI.fill("topology-name", t.name);
+      UI.fill("topology-status", el("span", {class: "status status-" +
+                                             String(t.status).toLowerCase()}, t.status));
+      UI.fill("topology-summary", summary(t));
+      UI.fill("topology-actions", actionButtons(t));
+      UI.fill("topology-stats", statsTable(t));
+      UI.fill("spouts-window", "(" + t.windowHint + ")");
+      UI.fill("bolts-window", "(" + t.windowHint + ")");
+      UI.fill("spouts", spoutTable(t));
+      UI.fill("bolts", boltTable(t));
+      UI.fill("workers", workerTable(t));
+      UI.fill("topology-configuration-table", configurationTable(t.configuration));
+      return loadGraph(t);
+    });
+  }
+
+  var reload = UI.loader(load);
+  UI.controls(reload, true);
+  reload();
+})();
