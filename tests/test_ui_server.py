@@ -153,6 +153,17 @@ def test_a_running_topologys_page_shows_its_components_counting(cluster, tmp_pat
                          e.exec_summary.executor_info.task_end) for e in component.exec_stats)
         spout = ui.json(path + "/component/word_spout")
         assert spout["componentType"] == "spout" and "spoutSummary" in spout
+        graph = ui.json(path + "/visualization")
+        assert (graph["word_spout"][":type"], graph["count_bolt"][":type"]) == ("spout", "bolt")
+        assert graph["word_spout"][":transferred"] > 0
+        assert [(i[":component"], i[":stream"], i[":grouping"])
+                for i in graph["count_bolt"][":inputs"]] == [("word_spout", "default", "fields")]
+        boxes = ui.json(path + "/visualization-init")["visualizationTable"]
+        assert {"default"} <= {b[":stream"] for row in boxes for b in row[":row"]}
+        metrics = ui.json(path + "/metrics")
+        assert metrics["spouts"][0]["id"] == "word_spout"
+        assert metrics["spouts"][0]["emitted"][0]["value"] > 0
+        assert ui.json(path + "/lag") == {}
     finally:
         thrift(nimbus, "killTopologyWithOpts", "wordcount", KillOptions(wait_secs=0))
 

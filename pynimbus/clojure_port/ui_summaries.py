@@ -19,7 +19,8 @@ import re
 import struct
 
 from pynimbus.clojure_port.java_hash_map import (
-    java_hash, java_hash_map_order, thrift_map_order)
+    java_hash_map_order, thrift_map_order)
+from pynimbus.clojure_port.system_topology import global_stream_id_hash
 from pynimbus.generated.storm.ttypes import ComponentType, LogConfig, LogLevel, LogLevelAction
 
 SUPERVISOR_MEMORY_CAPACITY_MB = "supervisor.memory.capacity.mb"
@@ -463,13 +464,6 @@ def component_op_response(topology_id, component_id, op):
 
 
 # -- the component page
-
-
-def global_stream_id_hash(stream):
-    """A ``GlobalStreamId``'s Java ``hashCode`` (Thrift 0.9.3's: the list of each field's
-    presence and value)."""
-    return java_hash([stream.componentId is not None, stream.componentId,
-                      stream.streamId is not None, stream.streamId])
 
 
 def _text(value):

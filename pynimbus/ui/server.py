@@ -5,7 +5,9 @@ The answers of 1.2.4's ``ui/core.clj`` routes: ``/api/v1/cluster/configuration``
 ``/api/v1/history/summary``, ``/api/v1/supervisor/summary``, ``/api/v1/topology/summary``,
 ``/api/v1/topology/<id>`` and ``/api/v1/topology/<id>/component/<component>`` (``window``,
 ``sys``), ``/api/v1/supervisor`` (``id`` or ``host``), ``/api/v1/topology-workers/<id>``,
-``/api/v1/topology/<id>/logconfig``, and the actions (POST ``/api/v1/topology/<id>/logconfig``,
+``/api/v1/topology/<id>/logconfig``, the graph (``/visualization``, ``/visualization-init``), the
+per-stream ``/metrics`` and the Kafka ``/lag`` (:mod:`pynimbus.clojure_port.ui_visualization`), and
+the actions (POST ``/api/v1/topology/<id>/logconfig``,
 ``activate``, ``deactivate``, ``rebalance/<wait>`` with its ``rebalanceOptions``,
 ``kill/<wait>``, ``debug/<action>/<pct>`` and ``component/<id>/debug/<action>/<pct>``), and
 the profiling requests (GET ``/api/v1/topology/<id>/profiling/...``),
@@ -27,7 +29,7 @@ from twisted.internet.error import CannotListenError
 from twisted.web import resource, server
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
-from pynimbus.clojure_port import ui_summaries
+from pynimbus.clojure_port import ui_summaries, ui_visualization
 from pynimbus.clojure_port.java_json import to_json
 from pynimbus.common.ports import PortInUse, port_in_use_message
 from pynimbus.generated.storm.ttypes import (
@@ -73,6 +75,12 @@ class UIApi(object):
             "supervisor/summary": self.supervisor_summary,
             "topology/summary": self.topology_summary,
         }
+        # ``/api/v1/topology/<id>/<page>``: pages drawn from the executors' own stats
+        self.graph_routes = {
+            "visualization": ui_visualization.visualization_data,
+            "visualization-init": ui_visualization.build_visualization,
+            "metrics": ui_visualization.topology_metrics_page,
+        }
 
     def answer(self, path, params, user=None):
         """A GET of ``path``; ``params``: the query's ``{name: text}``."""
@@ -89,6 +97,11 @@ class UIApi(object):
                 return defer.maybeDeferred(self.topology, parts[1], params, user)
             if parts[2:] == ["logconfig"]:
                 return defer.maybeDeferred(self.log_config, parts[1])
+            if len(parts) == 3 and parts[2] in self.graph_routes:
+                return defer.maybeDeferred(self.graph_page, self.graph_routes[parts[2]], parts[1],
+                                           params)
+            if parts[2:] == ["lag"]:
+                return defer.maybeDeferred(self.lag, parts[1])
             if len(parts) == 4 and parts[2] == "component" and parts[3]:
                 return defer.maybeDeferred(self.component, parts[1], parts[3], params, user)
             if len(parts) in (5, 6) and parts[2] == "profiling":
@@ -160,6 +173,29 @@ class UIApi(object):
                                  include_sys(params.get("sys")))
         return ui_summaries.topology_page(self.conf, info, window, user,
                                           int(self.clock.seconds()))
+
+    @defer.inlineCallbacks
+    def graph_page(self, page, topology_id, params):
+        """``/visualization``, ``/visualization-init`` and ``/metrics``: the system topology
+        and its executors' stats (``window``, ``sys``)."""
+        yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        topology = yield self.nimbus("getTopology", topology_id)
+        # the table of streams wants the last error (1.2.4's ONE), the others none
+        errors = (NumErrorsChoice.ONE if page is ui_visualization.build_visualization
+                  else NumErrorsChoice.NONE)
+        info = yield self.nimbus("getTopologyInfoWithOpts", topology_id,
+                                 GetInfoOptions(num_err_choice=errors))
+        args = (topology, info.executors, params.get("window"), include_sys(params.get("sys")))
+        if page is ui_visualization.topology_metrics_page:
+            return page(*args)
+        return page(*args, topology_id)
+
+    @defer.inlineCallbacks
+    def lag(self, topology_id):
+        """``/lag``: the Kafka spouts' offset lag (``getUserTopology``)."""
+        yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        topology = yield self.nimbus("getUserTopology", topology_id)
+        return NoCallback(ui_visualization.topology_lag(topology))
 
     @defer.inlineCallbacks
     def component(self, topology_id, component_id, params, user):
@@ -319,6 +355,13 @@ def include_sys(sys_param):
     return sys_param is not None and sys_param != "false"
 
 
+class NoCallback(object):
+    """An answer written as JSON even with a ``callback`` (``/lag``'s ``json-response``)."""
+
+    def __init__(self, body):
+        self.body = body
+
+
 class RawJSON(str):
     """JSON text written as it is."""
 
@@ -389,6 +432,8 @@ class ApiResource(resource.Resource):
             return  # the caller went away
         if isinstance(value, Status):
             value, status = value.body, value.code
+        if isinstance(value, NoCallback):
+            value, callback = value.body, None
         request.setResponseCode(status)
         request.setHeader(b"cache-control", b"no-cache, no-store")
         origin = request.getHeader(b"origin")

@@ -151,7 +151,8 @@ CLUSTER_WIDE = ("/api/v1/cluster/summary", "/api/v1/nimbus/summary",
                 "/api/v1/cluster/configuration", "/api/v1/supervisor?id=sup-a",
                 "/api/v1/supervisor?host=127.0.0.3", "/api/v1/supervisor?id=sup-b&sys=true")
 # per topology, after /api/v1/topology/<id> (or, with a leading "-", /api/v1/<...>/<id>)
-TOPOLOGY_PAGES = ("", "?window=600", "?sys=true", "/logconfig", "-topology-workers")
+TOPOLOGY_PAGES = ("", "?window=600", "?sys=true", "/logconfig", "-topology-workers",
+                  "/visualization", "/visualization?sys=true", "/visualization-init", "/lag")
 
 
 def without_uptimes(value):
