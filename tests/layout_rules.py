@@ -27,7 +27,7 @@ FLOORS = ("common", "cluster", "thrift", "generated")
 PURE_PORTS = ("clojure_port", "jstorm_port", "trident")
 PROGRAMS = {"nimbus": "nimbus", "handlers": "nimbus", "blobstore": "nimbus",
             "supervisor": "supervisor", "worker": "worker", "tools": "tools", "drpc": "drpc",
-            "ui": "ui"}
+            "ui": "ui", "logviewer": "logviewer"}
 DOOR = ("cli", "testing", "client")
 IO_LIBRARIES = ("twisted", "kazoo")
 

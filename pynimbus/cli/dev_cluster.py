@@ -22,6 +22,7 @@ from pynimbus.common.config import embedded_state_dir, storm_log_dir, uses_zooke
 from pynimbus.common.ports import PortInUse, port_in_use_message, ports_in_use
 from pynimbus.nimbus.daemon import NimbusDaemon
 from pynimbus.drpc.server import DRPC_INVOCATIONS_PORT, DRPC_PORT, DRPCDaemon
+from pynimbus.logviewer.server import LogviewerDaemon
 from pynimbus.supervisor.daemon import SupervisorDaemon
 from pynimbus.supervisor.worker_dirs import ApprovedWorkers
 from pynimbus.ui.server import UIDaemon
@@ -107,6 +108,7 @@ class DevNimbusDaemon(NimbusDaemon):
     supervisor = None
     drpc = None
     ui = None
+    logviewer = None
 
     @defer.inlineCallbacks
     def start(self):
@@ -122,6 +124,9 @@ class DevNimbusDaemon(NimbusDaemon):
         if self.conf.get("pynimbus.dev.ui"):
             self.ui = UIDaemon(self.conf, self.reactor)
             yield self.ui.start()
+        if self.conf.get("pynimbus.dev.logviewer"):
+            self.logviewer = LogviewerDaemon(self.conf, self.reactor)
+            yield self.logviewer.start_beside()
         if self.conf.get("pynimbus.dev.supervisor"):
             self.supervisor = SupervisorDaemon(self.conf, self.reactor)
             yield self.supervisor.start()
@@ -142,6 +147,8 @@ class DevNimbusDaemon(NimbusDaemon):
             yield self.drpc.stop()
         if self.ui is not None:
             yield self.ui.stop()
+        if self.logviewer is not None:
+            yield self.logviewer.stop()
         yield super().stop()
 
     def request_mk_assignments(self):

@@ -55,6 +55,10 @@ DEV_DEFAULTS = {
     # the UI's REST API in the dev process, on ui.port (false: none)
     "pynimbus.dev.ui": True,
     "pynimbus.ui.bind.address": "127.0.0.1",
+    # a logviewer in the dev process, on logviewer.port (false: none; a port held by another
+    # program is only a warning)
+    "pynimbus.dev.logviewer": True,
+    "pynimbus.logviewer.bind.address": "127.0.0.1",
 }
 
 
@@ -124,6 +128,16 @@ def build_parser():
                     "supervisor/summary, topology/summary, history/summary, "
                     "cluster/configuration) on ui.port at ui.host, from the leader of "
                     "nimbus.seeds.")
+    sub.add_parser(
+        "logviewer", parents=[common],
+        help="run Storm's logviewer (logviewer.port 8000)",
+        description="Serve this host's worker logs (storm.log.dir/workers-artifacts) and "
+                    "daemon logs (storm.log.dir) as Storm's logviewer does: /log, /download, "
+                    "/search, /deepSearch, /listLogs, /daemonlog ..., and remove old logs of "
+                    "dead workers every logviewer.cleanup.interval.secs. It binds "
+                    "pynimbus.logviewer.bind.address (default all interfaces). `pynimbus "
+                    "supervisor` runs one in its process unless "
+                    "pynimbus.supervisor.logviewer=false.")
     add_client_commands(sub, common)
     return parser
 
@@ -203,9 +217,7 @@ def run_nimbus(conf, dev=False):
 def run_supervisor(conf):
     """Run a SupervisorDaemon on the global reactor until SIGINT/SIGTERM; return an exit
     code.  Its workers keep running after it stops."""
-    from pynimbus.supervisor.daemon import SupervisorDaemon
-
-    return run_daemon(SupervisorDaemon, conf, "Supervisor")
+    return run_daemon(SupervisorAndLogviewer, conf, "Supervisor")
 
 
 def run_drpc(conf):
@@ -220,6 +232,41 @@ def run_ui(conf):
     from pynimbus.ui.server import UIDaemon
 
     return run_daemon(UIDaemon, conf, "UI")
+
+
+def run_logviewer(conf):
+    """Run a LogviewerDaemon on the global reactor until SIGINT/SIGTERM; return an exit
+    code."""
+    from pynimbus.logviewer.server import LogviewerDaemon
+
+    return run_daemon(LogviewerDaemon, conf, "Logviewer")
+
+
+class SupervisorAndLogviewer(object):
+    """``pynimbus supervisor``'s daemons: the supervisor and, under
+    ``pynimbus.supervisor.logviewer``, a logviewer of its workers' logs in the same process
+    (Storm runs ``storm logviewer`` beside each supervisor)."""
+
+    def __init__(self, conf, reactor):
+        from pynimbus.logviewer.server import LogviewerDaemon
+        from pynimbus.supervisor.daemon import SupervisorDaemon
+
+        self.supervisor = SupervisorDaemon(conf, reactor)
+        self.logviewer = (LogviewerDaemon(conf, reactor)
+                          if conf.get("pynimbus.supervisor.logviewer") else None)
+
+    def start(self):
+        d = self.supervisor.start()
+        if self.logviewer is not None:
+            d.addCallback(lambda started: self.logviewer.start_beside().addCallback(
+                lambda _: started))
+        return d
+
+    def stop(self):
+        d = self.supervisor.stop()
+        if self.logviewer is not None:
+            d.addBoth(lambda _: self.logviewer.stop())
+        return d
 
 
 def run_daemon(daemon_class, conf, what, on_running=None):
@@ -295,7 +342,8 @@ def main(argv=None):
         return run_client_command(args, conf)
     supervisor = args.command == "supervisor"
     path = setup_logging(conf, args.log_level, "supervisor" if supervisor
-                         else args.command if args.command in ("drpc", "ui") else "nimbus")
+                         else args.command if args.command in ("drpc", "ui", "logviewer")
+                         else "nimbus")
     log.info("pynimbus %s %s; logging to %s", __version__, args.command, path)
     log.info("storm.local.dir is %s", conf["storm.local.dir"])
     log_storm_yaml(args.config)
@@ -307,6 +355,8 @@ def main(argv=None):
         return run_drpc(conf)
     if args.command == "ui":
         return run_ui(conf)
+    if args.command == "logviewer":
+        return run_logviewer(conf)
     return run_nimbus(conf, dev=args.command == "dev")
 
 

@@ -35,6 +35,15 @@ PYNIMBUS_DEFAULTS = {
     # Address `pynimbus ui` binds; None: Storm's ui.host.  `pynimbus dev`, which serves the UI
     # under pynimbus.dev.ui, uses loopback (without changing ui.host, which Nimbus's conf shows).
     "pynimbus.ui.bind.address": None,
+    # Address `pynimbus logviewer` binds; None: every interface, as Storm's logviewer.  `pynimbus
+    # dev`, which serves one under pynimbus.dev.logviewer, uses loopback.
+    "pynimbus.logviewer.bind.address": None,
+    # With ui.filter set, the HTTP header naming the user of a logviewer request (set by an
+    # authenticating proxy in front); None: no user, so worker logs are refused.  Storm takes
+    # the user from its servlet filter, which pynimbus does not run.
+    "pynimbus.logviewer.user.header": None,
+    # `pynimbus supervisor` runs a logviewer in its process (false: none).
+    "pynimbus.supervisor.logviewer": True,
     # Directory of the embedded cluster-state store; None means <storm.local.dir>/embedded-state.
     "pynimbus.embedded.state.dir": None,
     # Serve Nimbus's reads of /storms, /assignments, /supervisors, /workerbeats, /errors,

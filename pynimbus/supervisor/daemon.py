@@ -621,6 +621,9 @@ class SupervisorDaemon:
         worker_dirs.setup_worker_dirs(
             self.conf, worker_id, storm_id, port,
             local_dirs.supervisor_stormdist_root(self.conf, storm_id))
+        worker_dirs.write_log_metadata(
+            self.conf, worker_id, storm_id, port,
+            local_dirs.read_supervisor_storm_conf(self.conf, storm_id))
         worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
         cwd = local_dirs.worker_root(self.conf, worker_id)
         conf_path = os.path.join(cwd, WORKER_CONF_FILE)

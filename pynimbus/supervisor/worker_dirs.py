@@ -48,6 +48,25 @@ def setup_worker_dirs(conf, worker_id, storm_id, port, stormroot):
     return artifacts
 
 
+def write_log_metadata(conf, worker_id, storm_id, port, topology_conf):
+    """Port of 1.2.4 ``Container.writeLogMetadata``: ``worker.yaml`` in the worker's
+    artifacts directory, naming its submitter, its id (the logviewer's cleanup asks whether
+    it is alive) and who may read its logs (the topology's ``logs.users`` and
+    ``topology.users``, ``logs.groups`` and ``topology.groups``)."""
+    import yaml  # here: only a launching supervisor needs it
+
+    def names(*keys):
+        return sorted({str(v) for key in keys for v in topology_conf.get(key) or ()})
+
+    data = {"topology.submitter.user": topology_conf.get("topology.submitter.user"),
+            "worker-id": worker_id,
+            "logs.groups": names("logs.groups", "topology.groups"),
+            "logs.users": names("logs.users", "topology.users")}
+    path = os.path.join(worker_artifacts_root(conf, storm_id, port), "worker.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(data, f, default_flow_style=False)
+
+
 def worker_ids(conf):
     """The worker ids found under ``workers/`` (strays that are no worker id aside)."""
     return sorted(name for name in _names_in(worker_root(conf)) if is_worker_id(name))
