@@ -621,9 +621,8 @@ class SupervisorDaemon:
         worker_dirs.setup_worker_dirs(
             self.conf, worker_id, storm_id, port,
             local_dirs.supervisor_stormdist_root(self.conf, storm_id))
-        worker_dirs.write_log_metadata(
-            self.conf, worker_id, storm_id, port,
-            local_dirs.read_supervisor_storm_conf(self.conf, storm_id))
+        worker_dirs.write_log_metadata(self.conf, worker_id, storm_id, port,
+                                       self._topology_conf_or_none(storm_id) or {})
         worker_dirs.ApprovedWorkers(self.conf).add(worker_id, port)
         cwd = local_dirs.worker_root(self.conf, worker_id)
         conf_path = os.path.join(cwd, WORKER_CONF_FILE)
@@ -638,6 +637,15 @@ class SupervisorDaemon:
                                      stderr=subprocess.STDOUT, start_new_session=True)
         local_dirs.touch_worker_pid(self.conf, worker_id, child.pid)
         return child
+
+    def _topology_conf_or_none(self, storm_id):
+        """The topology's stored conf, or None when it cannot be read (the worker, which
+        reads it too, reports why).  Blocking."""
+        try:
+            return local_dirs.read_supervisor_storm_conf(self.conf, storm_id)
+        except Exception as e:  # the code is what may be broken
+            log.debug("the conf of %s not read: %s", storm_id, e)
+            return None
 
     @defer.inlineCallbacks
     def launch_worker(self, port, local_assignment):
