@@ -156,16 +156,22 @@ class NimbusProcess:
         ``drpc_invocations_port``, ``drpc_http_port``); off by default, so that tests run side
         by side.
     :param ui: run dev's UI (``pynimbus.dev.ui``) on a free ``ui_port``; off by default.
+    :param logviewer: run dev's logviewer (``pynimbus.dev.logviewer``) on a free
+        ``logviewer_port``; off by default.
     """
 
     def __init__(self, local_dir, port=None, options=(), python=sys.executable,
-                 log_level="INFO", dev_supervisor=False, drpc=False, ui=False):
+                 log_level="INFO", dev_supervisor=False, drpc=False, ui=False,
+                 logviewer=False):
         self.local_dir = str(local_dir)
         self.dev_supervisor = dev_supervisor
         self.drpc = drpc
         self.ui = ui
         if ui:
             self.ui_port = free_port()
+        self.logviewer = logviewer
+        if logviewer:
+            self.logviewer_port = free_port()
         if drpc:
             self.drpc_port, self.drpc_invocations_port = free_port(), free_port()
             self.drpc_http_port = free_port()
@@ -193,6 +199,10 @@ class NimbusProcess:
             cmd += ["-c", "ui.port=%d" % self.ui_port]
         else:
             cmd += ["-c", "pynimbus.dev.ui=false"]
+        if self.logviewer:
+            cmd += ["-c", "logviewer.port=%d" % self.logviewer_port]
+        else:
+            cmd += ["-c", "pynimbus.dev.logviewer=false"]
         for option in self.options:
             cmd += ["-c", option]
         return cmd

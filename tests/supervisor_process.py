@@ -34,7 +34,8 @@ class SupervisorProcess:
             "storm.local.dir=%s" % self.local_dir, shared_store_option(nimbus_local_dir),
             "nimbus.seeds=[\"127.0.0.1\"]", "nimbus.thrift.port=%d" % nimbus_port,
             "storm.local.hostname=localhost", "storm.zookeeper.servers=[]",
-            "supervisor.slots.ports=%s" % json.dumps(self.ports)] + list(options)
+            "supervisor.slots.ports=%s" % json.dumps(self.ports),
+            "pynimbus.supervisor.logviewer=false"] + list(options)
         self.log_path = os.path.join(self.local_dir, "supervisor.out")
         self.env = dict(env or {})
         self.process = None
