@@ -192,3 +192,55 @@ def test_events_log_path_is_the_workers_artifacts_dir():
     from pynimbus.common.local_dirs import worker_artifacts_root
     assert os.path.join(worker_artifacts_root({"storm.log.dir": "/l"}, "wc-1-2", 6700),
                         "events.log") == "/l/workers-artifacts/wc-1-2/6700/events.log"
+
+
+# -- on pynimbus dev
+
+EVENT_LINE = re.compile(r"^\w{3} \w{3} \d\d \d\d:\d\d:\d\d \S+ \d{4},(\w+),(\d+),([^,]*),\[(.*)\]$")
+
+
+def events(running, component):
+    """The values of ``component``'s lines in the worker's events.log."""
+    found = []
+    for line in running.artifact("events.log").splitlines():
+        match = EVENT_LINE.match(line)
+        assert match, "not an EventInfo line: %r" % line
+        if match.group(1) == component:
+            found.append(match.group(4))
+    return found
+
+
+def test_nimbus_debug_turns_sampled_events_on_and_off_on_dev(tmp_path, monkeypatch, wait_until):
+    """A multilang word count with an ``__eventlogger`` on dev: no events.log lines until
+    Nimbus's ``debug`` enables the split bolt at 100%; then every split word appears with
+    its component, task and values; after ``debug`` disables it, the count goes on and no
+    more lines come; ``topology.debug`` puts ``Emitting:`` lines in worker.log."""
+    from dev_word_count import word_count_on_dev
+    from worker_topologies import CORPUS
+
+    conf = {"topology.eventlogger.executors": 1, "topology.debug": True}
+    with word_count_on_dev(tmp_path, monkeypatch, wait_until, "events", conf) as running:
+        assert events(running, "split") == []
+        with running.client() as client:
+            client.debug("events", "split", True, 100.0)
+        wait_until(lambda: len(events(running, "split")) >= 20, timeout=60, interval=0.5,
+                   what="split's events in events.log:\n%s" % running.worker_log()[-3000:])
+        words = set(events(running, "split"))
+        assert words and words <= set(" ".join(CORPUS).split()), words  # each a corpus word
+        assert events(running, "sentences") == []  # only the component that was enabled
+        with running.client() as client:
+            client.debug("events", "split", False, 0.0)
+        wait_until(lambda: "event logging of split: 0.0% of its emits" in running.worker_log(),
+                   timeout=30, interval=0.5, what="the worker to read the switch")
+        counted = running.counted()
+        # a flush period and more: what was sampled before the switch is written by now
+        wait_until(lambda: running.counted() > counted + 300, timeout=60, interval=0.5,
+                   what="the count to go on")
+        logged = len(events(running, "split"))
+        counted = running.counted()
+        wait_until(lambda: running.counted() > counted + 300, timeout=60, interval=0.5,
+                   what="the count to go on")
+        assert len(events(running, "split")) == logged
+        log_text = running.worker_log()
+        assert re.search(r"Emitting: split default \[\w+\]", log_text), log_text[-3000:]
+        assert re.search(r"Emitting: sentences default \[[a-z ]+\]", log_text)
