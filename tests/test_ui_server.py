@@ -101,8 +101,19 @@ def test_without_nimbus_the_api_answers_500_with_the_error(tmp_path):
         error = json.loads(body)
         assert error["error"] == "500 Server Error"
         assert "LeaderNotFound" in error["errorMessage"]
+        # Prometheus's scrape still answers: the figure says Nimbus is out of reach
+        assert prometheus_samples(ui)[("storm_nimbus_reachable", ())] == 0
     finally:
         ui.stop()
+
+
+def prometheus_samples(ui):
+    """``{(sample name, sorted labels): value}`` of a ``/metrics`` scrape."""
+    from prometheus_client.parser import text_string_to_metric_families
+    status, content_type, body = ui.get("/metrics")
+    assert status == 200 and content_type.startswith("text/plain; version="), body
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(body) for sample in family.samples}
 
 
 def test_a_running_topologys_page_shows_its_components_counting(cluster, tmp_path):
@@ -164,6 +175,17 @@ def test_a_running_topologys_page_shows_its_components_counting(cluster, tmp_pat
         assert metrics["spouts"][0]["id"] == "word_spout"
         assert metrics["spouts"][0]["emitted"][0]["value"] > 0
         assert ui.json(path + "/lag") == {}
+        samples = prometheus_samples(ui)
+        topology = (("topology", "wordcount"), ("topology_id", summary.id))
+        assert samples[("storm_nimbus_reachable", ())] == 1
+        assert samples[("storm_cluster_supervisors", ())] == 1
+        status = tuple(sorted(topology + (("status", "ACTIVE"),)))
+        assert samples[("storm_topology_status", status)] == 1
+        assert samples[("storm_topology_emitted_total", topology)] > 0
+        bolt = tuple(sorted(topology + (("component", "count_bolt"), ("type", "bolt"))))
+        assert samples[("storm_component_executed_total", bolt)] > 0
+        assert samples[("storm_component_executors", bolt)] == component.num_executors
+        assert samples[("process_resident_memory_bytes", ())] > 0
     finally:
         thrift(nimbus, "killTopologyWithOpts", "wordcount", KillOptions(wait_secs=0))
 

@@ -36,6 +36,7 @@ from pynimbus.generated.storm.ttypes import (
     AuthorizationException, GetInfoOptions, KillOptions, NodeInfo, NumErrorsChoice,
     ProfileAction, ProfileRequest, RebalanceOptions)
 from pynimbus.thrift.client import call_leader_nimbus
+from pynimbus.ui.prometheus import PrometheusResource
 from pynimbus.ui.web import WebPages
 
 log = logging.getLogger(__name__)
@@ -468,14 +469,16 @@ class NotFound(resource.Resource):
 
 
 class UIRoot(resource.Resource):
-    """``/``: the API under ``/api/v1``, the web UI's shipped files (``/`` the cluster page,
-    see :mod:`pynimbus.ui.web`); anything else "Page not found"."""
+    """``/``: the API under ``/api/v1``, Prometheus's ``/metrics``
+    (:mod:`pynimbus.ui.prometheus`), the web UI's shipped files (``/`` the cluster page, see
+    :mod:`pynimbus.ui.web`); anything else "Page not found"."""
 
     def __init__(self, api, pages=None):
         super().__init__()
         version = NotFoundParent()
         version.putChild(b"v1", ApiResource(api))
         self.putChild(API, version)
+        self.putChild(b"metrics", PrometheusResource(api.nimbus))
         self.pages = pages if pages is not None else WebPages()
 
     def getChild(self, path, request):
