@@ -8,7 +8,9 @@ Screenshots go to ``$PYNIMBUS_TEST_ARTIFACTS`` (default ``.test-artifacts/web-ui
 checkout).
 """
 
+import base64
 import contextlib
+import importlib.util
 import os
 
 import pytest
@@ -24,9 +26,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 def unavailable_reason():
     """Why no browser can run here, or None."""
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("selenium") is None:
         return "Selenium is not installed (pip install selenium)"
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not os.access(path, os.X_OK):
@@ -72,15 +72,16 @@ def artifacts_dir():
 
 
 def screenshot(driver, name):
-    """Save the page as ``<artifacts>/<name>.png`` (the whole page's height) and return the
-    path."""
-    # the body's own height: the document's is at least the window's, and would only grow
-    height = driver.execute_script(
-        "return Math.ceil(document.body.getBoundingClientRect().height)")
-    width = driver.get_window_size()["width"]
-    driver.set_window_size(width, max(700, min(int(height) + 40, 6000)))
+    """Save the whole page (beyond the window, through DevTools) as ``<artifacts>/<name>.png``
+    and return the path."""
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"],
+                 "scale": 1}})
     path = os.path.join(artifacts_dir(), name + ".png")
-    driver.save_screenshot(path)
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
     return path
 
 
@@ -101,4 +102,3 @@ def script_errors(driver):
     """The page's console messages of level SEVERE (JavaScript errors, failed loads)."""
     return [entry["message"] for entry in driver.get_log("browser")
             if entry["level"] == "SEVERE"]
-

@@ -14,8 +14,9 @@ import os
 import pytest
 
 import browser
+from conftest import poll_until
 from nimbus_process import LOOPBACK, NimbusProcess, free_port
-from pynimbus.generated.storm.ttypes import KillOptions
+from pynimbus.generated.storm.ttypes import KillOptions, NotAliveException
 from pynimbus.ui.web import WEB_DIR, read_web_files
 from test_ui_server import submit_quickstart, thrift
 from ui_process import UIProcess
@@ -108,6 +109,8 @@ def dev(tmp_path_factory):
     finally:
         try:
             thrift(nimbus, "killTopologyWithOpts", "wordcount", KillOptions(wait_secs=0))
+        except NotAliveException:
+            pass  # the kill test killed it
         finally:
             nimbus.stop()
 
@@ -123,21 +126,55 @@ def page_url(dev, path):
     return "http://%s:%d/%s" % (LOOPBACK, nimbus.ui_port, path)
 
 
+# The pages refresh themselves every 10 s, replacing their tables: reads go through one
+# script (atomic in the page) and clicks retry on an element the refresh replaced.
+
+def texts(driver, css):
+    """The text of every element matching ``css``, read at once."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent)", css)
+
+
+def text(driver, css):
+    found = texts(driver, css)
+    return found[0] if found else None
+
+
+def attributes(driver, css, name):
+    """Attribute ``name`` of every element matching ``css``, read at once."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), "
+        "e => e.getAttribute(arguments[1]))", css, name)
+
+
+def click(driver, css):
+    """Click the element matching ``css`` (again if a refresh replaced it meanwhile)."""
+    from selenium.common.exceptions import (
+        NoSuchElementException, StaleElementReferenceException)
+
+    def clicked(d):
+        try:
+            d.find_element("css selector", css).click()
+            return True
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+    browser.wait_for(driver, clicked, "a click on " + css)
+
+
 def open_page(driver, url):
     """Load ``url`` and wait until its first load from the API finished."""
     driver.get(url)
-    browser.wait_for(driver, lambda d: d.find_element(
-        "css selector", "body").get_attribute("data-loaded") == "true", "the page's first load")
+    browser.wait_for(driver, lambda d: attributes(d, "body", "data-loaded") == ["true"],
+                     "the first load of " + url)
 
 
 def cells(driver, table_id, column):
     """The texts of ``column`` (a ``data-col``) in the table ``table_id``."""
-    return [c.text for c in driver.find_elements(
-        "css selector", "#%s td[data-col='%s']" % (table_id, column))]
+    return texts(driver, "#%s td[data-col='%s']" % (table_id, column))
 
 
-def number(text):
-    return int(text.replace(",", "") or 0)
+def number(value):
+    return int(value.replace(",", "") or 0)
 
 
 def assert_no_script_errors(driver):
@@ -146,76 +183,85 @@ def assert_no_script_errors(driver):
 
 def test_cluster_page_lists_the_running_topology(dev, chrome):
     """The cluster page shows the summaries, and the word count in the topology table, its
-    name linking to its topology page."""
+    name linking to its topology page; Nimbus's configuration opens on demand."""
     nimbus, storm_id, _ = dev
     open_page(chrome, page_url(dev, ""))
-    assert chrome.find_element("css selector", "#cluster-facts [data-fact=topologies] dd"
-                               ).text == "1"
+    assert text(chrome, "#cluster-facts [data-fact=topologies] dd") == "1"
     assert cells(chrome, "topology-table", "status") == ["ACTIVE"]
     assert cells(chrome, "topology-table", "id") == [storm_id]
     [supervisor] = thrift(nimbus, "getClusterInfo").supervisors
     assert cells(chrome, "supervisor-table", "id") == [supervisor.supervisor_id]
     assert cells(chrome, "nimbus-table", "status") == ["Leader"]
-    chrome.find_element("css selector", "#nimbus-configuration summary").click()
-    browser.wait_for(chrome, lambda d: d.find_elements("id", "configuration-table"),
+    click(chrome, "#nimbus-configuration summary")
+    browser.wait_for(chrome, lambda d: cells(d, "configuration-table", "key"),
                      "Nimbus's configuration")
     keys = cells(chrome, "configuration-table", "key")
     assert "nimbus.thrift.port" in keys and keys == sorted(keys)
     browser.screenshot(chrome, "cluster")
-    link = chrome.find_element("css selector", "#topology-table td[data-col=name] a")
-    assert link.text == "wordcount"
-    link.click()
-    browser.wait_for(chrome, lambda d: "topology.html?id=" in d.current_url,
+    assert cells(chrome, "topology-table", "name") == ["wordcount"]
+    click(chrome, "#topology-table td[data-col=name] a")
+    browser.wait_for(chrome, lambda d: d.current_url.endswith("topology.html?id=" + storm_id),
                      "the topology page")
     assert_no_script_errors(chrome)
 
 
 def test_topology_page_shows_components_counting_and_the_graph(dev, chrome):
-    """The topology page lists the spout and bolts; the spout's emitted count grows above 0
-    as the page refreshes (workers heartbeat their stats); the graph has one node per
-    component and the spout's stream into the counting bolt."""
+    """The topology page lists the spout and bolt; the spout's emitted count is above 0 (the
+    page refreshes itself as workers heartbeat their stats); the graph has one node per
+    component and the spout's stream into the counting bolt; the window and the system
+    components are chosen on the page."""
     _nimbus, storm_id, _ = dev
     open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
-    assert chrome.find_element("id", "topology-name").text == "wordcount"
+    assert text(chrome, "#topology-name") == "wordcount"
     assert cells(chrome, "spouts-table", "spoutId") == ["word_spout"]
     assert cells(chrome, "bolts-table", "boltId") == ["count_bolt"]
-
-    def spout_emitted(driver):
-        driver.find_element("id", "auto-refresh")  # the page is still the topology page
-        driver.execute_script("document.body.removeAttribute('data-loaded')")
-        driver.refresh()
-        open_page(driver, driver.current_url)
-        return number(cells(driver, "spouts-table", "emitted")[0]) > 0
-    browser.wait_for(chrome, spout_emitted, "the spout's emitted count above 0", timeout=120)
-    nodes = browser.wait_for(chrome, lambda d: d.find_elements(
-        "css selector", "#topology-graph .graph-node"), "the graph's nodes")
-    assert sorted(n.get_attribute("data-component") for n in nodes) == [
+    browser.wait_for(chrome, lambda d: number(cells(d, "spouts-table", "emitted")[0]) > 0,
+                     "the spout's emitted count above 0", timeout=120)
+    loads = int(attributes(chrome, "body", "data-loads")[0])
+    browser.wait_for(chrome, lambda d: int(attributes(d, "body", "data-loads")[0]) > loads,
+                     "an automatic refresh", timeout=30)
+    browser.wait_for(chrome, lambda d: texts(d, "#topology-graph .graph-node"),
+                     "the graph's nodes")
+    assert sorted(attributes(chrome, "#topology-graph .graph-node", "data-component")) == [
         "count_bolt", "word_spout"]
-    edges = chrome.find_elements("css selector", "#topology-graph .graph-edge")
-    assert [(e.get_attribute("data-from"), e.get_attribute("data-to")) for e in edges] == [
+    assert list(zip(attributes(chrome, "#topology-graph .graph-edge", "data-from"),
+                    attributes(chrome, "#topology-graph .graph-edge", "data-to"))) == [
         ("word_spout", "count_bolt")]
-    window = chrome.find_element("id", "window")
-    window.find_element("css selector", "option[value='600']").click()
-    browser.wait_for(chrome, lambda d: "window=600" in d.current_url
-                     and d.find_element("id", "spouts-window").text == "(10m 0s)",
-                     "the 10-minute window")
+    click(chrome, "#window option[value='600']")
+    browser.wait_for(chrome, lambda d: d.current_url.endswith("window=600")
+                     and text(d, "#spouts-window") == "(10m 0s)", "the 10-minute window")
     browser.screenshot(chrome, "topology")
+    show_system_components(chrome, True)
+    browser.wait_for(chrome, lambda d: "__acker" in cells(d, "bolts-table", "boltId"),
+                     "the acker among the bolts")
+    show_system_components(chrome, False)
+    browser.wait_for(chrome, lambda d: cells(d, "bolts-table", "boltId") == ["count_bolt"],
+                     "the system bolts hidden again")
     assert_no_script_errors(chrome)
 
 
-def click_action(driver, action, confirm=True):
-    """Press the action's button, then Confirm (or Cancel) in its dialog."""
-    driver.find_element("id", "action-" + action).click()
-    dialog = browser.wait_for(driver, lambda d: d.find_elements("id", "confirm-dialog"),
-                              "the confirmation dialog")[0]
-    assert dialog.is_displayed()
-    driver.find_element("id", "dialog-confirm" if confirm else "dialog-cancel").click()
+def show_system_components(driver, show):
+    if driver.find_element("id", "show-sys").is_selected() != show:
+        click(driver, "#show-sys")
+
+
+def click_action(driver, action, confirm=True, **fields):
+    """Press the action's button, fill the dialog's ``fields``, then Confirm (or Cancel)."""
+    click(driver, "#action-" + action)
+    browser.wait_for(driver, lambda d: d.find_elements("id", "confirm-dialog"),
+                     "the confirmation dialog")
+    assert driver.find_element("id", "confirm-dialog").is_displayed()
+    for name, value in fields.items():
+        field = driver.find_element("css selector", "#confirm-dialog input[name=%s]" % name)
+        field.clear()
+        field.send_keys(str(value))
+    click(driver, "#dialog-confirm" if confirm else "#dialog-cancel")
     browser.wait_for(driver, lambda d: not d.find_elements("id", "confirm-dialog"),
                      "the dialog to close")
 
 
 def shown_status(driver):
-    return driver.find_element("css selector", "#topology-status .status").text
+    return text(driver, "#topology-status .status")
 
 
 def test_deactivate_and_activate_through_the_confirmation_dialog(dev, chrome):
@@ -228,19 +274,42 @@ def test_deactivate_and_activate_through_the_confirmation_dialog(dev, chrome):
 
     open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
     assert shown_status(chrome) == "ACTIVE"
-    assert chrome.find_element("id", "action-activate").get_attribute("disabled")
+    assert attributes(chrome, "#action-activate", "disabled") == [""]
     click_action(chrome, "deactivate", confirm=False)
     assert nimbus_status() == "ACTIVE" and shown_status(chrome) == "ACTIVE"
-    chrome.find_element("id", "action-deactivate").click()
+    click(chrome, "#action-deactivate")
     browser.wait_for(chrome, lambda d: d.find_elements("id", "confirm-dialog"), "the dialog")
     browser.screenshot(chrome, "topology-confirm-dialog")
-    chrome.find_element("id", "dialog-confirm").click()
+    click(chrome, "#dialog-confirm")
     browser.wait_for(chrome, lambda d: shown_status(d) == "INACTIVE", "INACTIVE on the page")
     assert nimbus_status() == "INACTIVE"
-    assert not chrome.find_element("id", "action-activate").get_attribute("disabled")
+    assert attributes(chrome, "#action-activate", "disabled") == [None]
     click_action(chrome, "activate")
     browser.wait_for(chrome, lambda d: shown_status(d) == "ACTIVE", "ACTIVE on the page")
     assert nimbus_status() == "ACTIVE"
+    assert_no_script_errors(chrome)
+
+
+def debug_fact(driver):
+    return text(driver, "#topology-facts [data-fact=debug] dd")
+
+
+def test_debug_with_a_sampling_percentage_through_the_dialog(dev, chrome):
+    """Debug asks for the sampling percentage and turns debugging on at that rate for the
+    topology (as Nimbus records it); Stop debug turns it off."""
+    nimbus, storm_id, _ = dev
+
+    def nimbus_debug():
+        return thrift(nimbus, "getTopologyInfo", storm_id).component_debug.get(storm_id)
+
+    open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
+    assert debug_fact(chrome) == "off"
+    click_action(chrome, "debug-enable", pct=25)
+    browser.wait_for(chrome, lambda d: debug_fact(d) == "on, sampling 25 %", "debug on")
+    assert (nimbus_debug().enable, nimbus_debug().samplingpct) == (True, 25.0)
+    click_action(chrome, "debug-disable")
+    browser.wait_for(chrome, lambda d: debug_fact(d) == "off", "debug off")
+    assert not nimbus_debug().enable
     assert_no_script_errors(chrome)
 
 
@@ -250,26 +319,24 @@ def test_component_page_shows_executors_and_worker_log_links(dev, chrome):
     the logviewer."""
     nimbus, storm_id, logviewer_port = dev
     open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
-    chrome.find_element("css selector", "#bolts-table td[data-col=boltId] a").click()
+    click(chrome, "#bolts-table td[data-col=boltId] a")
     browser.wait_for(chrome, lambda d: "component.html" in d.current_url
-                     and d.find_element("css selector", "body").get_attribute("data-loaded"),
-                     "the component page")
-    assert chrome.find_element("id", "component-name").text == "count_bolt"
-    assert chrome.find_element("id", "component-type").text == "Bolt"
-    windows = cells(chrome, "window-stats-table", "window")
-    assert "All time" in windows and len(windows) == 4, windows
+                     and attributes(d, "body", "data-loaded") == ["true"], "the component page")
+    assert text(chrome, "#component-name") == "count_bolt"
+    assert text(chrome, "#component-type") == "Bolt"
+    assert cells(chrome, "window-stats-table", "window") == [
+        "10m 0s", "3h 0m 0s", "1d 0h 0m 0s", "All time"]
     browser.wait_for(chrome, lambda d: cells(d, "input-stats-table", "component") == [
-        "word_spout"] or d.refresh() or open_page(d, d.current_url),
-        "the bolt's input from the spout", timeout=120)
+        "word_spout"], "the bolt's input from the spout", timeout=120)
     page = thrift(nimbus, "getComponentPageInfo", storm_id, "count_bolt", ":all-time", False)
     assert sorted(cells(chrome, "executors-table", "id")) == sorted(
         "[%d-%d]" % (e.exec_summary.executor_info.task_start,
                      e.exec_summary.executor_info.task_end) for e in page.exec_stats)
-    links = chrome.find_elements("css selector", "#executors-table td[data-col=workerLogLink] a")
+    links = attributes(chrome, "#executors-table td[data-col=workerLogLink] a", "href")
     expected = {"http://%s:%d/log?file=%s%%2F%d%%2Fworker.log" % (
         e.exec_summary.host, logviewer_port, storm_id, e.exec_summary.port)
         for e in page.exec_stats}
-    assert links and {a.get_attribute("href") for a in links} == expected
+    assert links and set(links) == expected
     browser.screenshot(chrome, "component")
     assert_no_script_errors(chrome)
 
@@ -278,7 +345,30 @@ def test_an_api_error_is_shown_to_the_user(dev, chrome):
     """A topology Nimbus does not know: the page shows the API's error and Nimbus's
     message."""
     chrome.get(page_url(dev, "topology.html?id=nope-1-1"))
-    banner = browser.wait_for(chrome, lambda d: [
-        b for b in d.find_elements("id", "error-banner") if b.is_displayed()], "the error")[0]
-    assert "500 Server Error" in banner.text and "NotAliveException" in banner.text
+    browser.wait_for(chrome, lambda d: d.find_element("id", "error-banner").is_displayed(),
+                     "the error")
+    assert text(chrome, "#error-banner strong").startswith("500 Server Error")
+    assert "NotAliveException" in text(chrome, "#error-banner .error-summary")
     browser.screenshot(chrome, "topology-error")
+    failed_loads = browser.script_errors(chrome)  # the console's record of the 500s
+    assert failed_loads and all("/api/v1/topology/nope-1-1" in e and "status of 500" in e
+                                for e in failed_loads), failed_loads
+
+
+def test_rebalance_then_kill_with_wait_times_through_the_dialog(dev, chrome):
+    """Rebalance with a 30 s wait leaves the topology REBALANCING; Kill with no wait goes
+    back to the cluster page, which no longer lists it once Nimbus removed it.  (The last
+    test: it ends the topology.)"""
+    nimbus, storm_id, _ = dev
+    open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
+    click_action(chrome, "rebalance", wait=30)
+    browser.wait_for(chrome, lambda d: shown_status(d) == "REBALANCING", "REBALANCING")
+    assert thrift(nimbus, "getTopologyInfo", storm_id).status == "REBALANCING"
+    click_action(chrome, "kill", wait=0)
+    browser.wait_for(chrome, lambda d: d.current_url == page_url(dev, ""),
+                     "the cluster page after the kill")
+    poll_until(lambda: storm_id not in {t.id for t in thrift(
+        nimbus, "getClusterInfo").topologies}, timeout=60, what="the topology's removal")
+    open_page(chrome, page_url(dev, ""))
+    assert texts(chrome, "#topology-table tr.empty td") == ["No topology is running."]
+    assert_no_script_errors(chrome)

@@ -161,6 +161,14 @@ var UI = (function () {
     return WINDOWS.some(function (w) { return w[0] === asked; }) ? asked : ":all-time";
   }
 
+  /* Stats rows ([{window, ...}]) from the shortest window to all-time. */
+  function byWindow(rows) {
+    var order = WINDOWS.map(function (w) { return w[0]; });
+    return (rows || []).slice().sort(function (a, b) {
+      return order.indexOf(String(a.window)) - order.indexOf(String(b.window));
+    });
+  }
+
   function showSys() {
     return window.localStorage.getItem("pynimbus.ui.sys") === "true";
   }
@@ -203,7 +211,7 @@ var UI = (function () {
   /* Run `load` (a function returning a Promise) now and whenever asked, one run at a time;
    * failures go to the error banner, success clears it. */
   function loader(load) {
-    var running = null;
+    var running = null, loads = 0;
     function run() {
       if (running) return running;
       running = Promise.resolve().then(load).then(function () {
@@ -211,6 +219,8 @@ var UI = (function () {
         var updated = document.getElementById("updated");
         if (updated) updated.textContent = "Updated " + new Date().toLocaleTimeString();
         document.body.setAttribute("data-loaded", "true");
+        loads += 1;
+        document.body.setAttribute("data-loads", loads);
       }, showError).then(function () { running = null; });
       return running;
     }
@@ -257,8 +267,8 @@ var UI = (function () {
   return {
     api: api, post: post, el: el, link: link, logLink: logLink, fmt: fmt, fmtTime: fmtTime,
     table: table, facts: facts, fill: fill, showError: showError, params: params,
-    statsQuery: statsQuery, windowParam: windowParam, showSys: showSys, controls: controls,
-    loader: loader, confirm: confirm, notice: notice, topologyHref: topologyHref,
-    componentHref: componentHref, ApiError: ApiError
+    statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow, showSys: showSys,
+    controls: controls, loader: loader, confirm: confirm, notice: notice,
+    topologyHref: topologyHref, componentHref: componentHref, ApiError: ApiError
   };
 })();

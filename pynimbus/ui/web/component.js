@@ -39,7 +39,7 @@
     columns.push({key: "acked", title: "Acked", num: true},
                  {key: "failed", title: "Failed", num: true});
     return UI.table("window-stats-table", columns,
-                    (isBolt(c) ? c.boltStats : c.spoutSummary) || []);
+                    UI.byWindow(isBolt(c) ? c.boltStats : c.spoutSummary));
   }
 
   function inputTable(c) {

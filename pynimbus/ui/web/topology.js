@@ -29,7 +29,7 @@
       {key: "transferred", title: "Transferred", num: true},
       {key: "completeLatency", title: "Complete latency (ms)", num: true},
       {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true}],
-      t.topologyStats);
+      UI.byWindow(t.topologyStats));
   }
 
   function lastError(c) {
@@ -214,10 +214,9 @@
       UI.notice(action.label + "…");
       return UI.post(actionPath(action, values)).then(function (answer) {
         UI.notice(action.label + ": " + answer.status);
-        if (action.name === "kill") {
-          UI.notice("Killed " + page.name + "; it is removed after the wait.");
-        }
-        return reload();
+        // a killed topology is soon gone (at once with no wait): back to the cluster
+        if (action.name === "kill") window.location.assign("/");
+        else return reload();
       });
     }).catch(function (error) { UI.notice(""); UI.showError(error); });
   }
