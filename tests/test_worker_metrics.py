@@ -244,8 +244,8 @@ def batches(path):
         return []
 
 
-def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(tmp_path, monkeypatch,
-                                                                wait_until):
+def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(
+        tmp_path, monkeypatch, wait_until):
     """Registered in the topology's conf with a 2 s bucket: the Python consumer (shipped in
     the jar's resources) gets every component's built-in metrics with the acks growing, and
     the worker's own from task -1; Storm's LoggingMetricsConsumer writes its lines to
@@ -273,8 +273,8 @@ def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(tmp_path, monkeyp
                    interval=0.5, what="count's acks in the consumer's batches:\n%s"
                    % running.worker_log()[-3000:])
         got = batches(recorded)
-        assert {b["task_info"][2] for b in got} >= {"sentences", "split", "count", "__acker",
-                                                     "__system"}
+        assert {b["task_info"][2] for b in got} >= {
+            "sentences", "split", "count", "__acker", "__system"}
         assert got[0]["prepared"]["component_id"] == "__metricsrecording_consumer." \
             "RecordingConsumer" and got[0]["prepared"]["bucket"] == 2
         for b in got:
