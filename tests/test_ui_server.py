@@ -248,6 +248,51 @@ def test_the_lifecycle_actions_reach_nimbus(cluster, tmp_path):
         time.sleep(0.2)  # removal after the kill's wait is the condition
 
 
+def test_a_cross_site_action_is_refused_and_the_same_sites_is_not(cluster, tmp_path):
+    """A browser's POST from another site's page (its Origin) changes nothing; scripts (no
+    Origin) and the UI's own pages (same Origin) act."""
+    nimbus, ui = cluster
+    storm_id = submit_quickstart(nimbus, tmp_path, "forged")
+    path = "/api/v1/topology/%s/deactivate" % storm_id
+    for origin in ("http://evil.example", "null", "http://127.0.0.1:1"):
+        code, error = ui.post(path, headers={"Origin": origin})
+        assert code == 403 and error["error"] == "Forbidden action.", error
+        assert "cross-site request refused" in error["errorMessage"]
+    assert thrift(nimbus, "getTopologyInfo", storm_id).status == "ACTIVE"
+    own = "http://%s:%d" % (LOOPBACK, ui.port)
+    assert ui.post(path, headers={"Origin": own})[0] == 200
+    assert thrift(nimbus, "getTopologyInfo", storm_id).status == "INACTIVE"
+    thrift(nimbus, "killTopologyWithOpts", "forged", KillOptions(wait_secs=0))
+
+
+def test_with_anti_forgery_on_an_action_needs_the_sessions_token(cluster, tmp_path):
+    """``pynimbus.ui.anti.forgery``: Storm 0.10's token, from /api/v1/token or the topology
+    page, in x-csrf-token with the session's cookie."""
+    nimbus, _ui = cluster
+    storm_id = submit_quickstart(nimbus, tmp_path, "guarded")
+    ui = UIProcess(tmp_path, nimbus.port, options=["pynimbus.ui.anti.forgery=true"])
+    try:
+        ui.wait_serving()
+        path = "/api/v1/topology/%s/deactivate" % storm_id
+        assert ui.post(path) == (403, {"error": "Forbidden action.",
+                                       "errorMessage": "missing CSRF token."})
+        status, headers, body = ui.exchange("GET", "/api/v1/token")
+        assert status == 200
+        token = json.loads(body)["antiForgeryToken"]
+        cookie = headers["Set-Cookie"].split(";")[0]
+        assert ui.post(path, headers={"x-csrf-token": token})[0] == 403  # no session
+        assert ui.post(path, headers={"Cookie": cookie, "x-csrf-token": "0" * 64})[0] == 403
+        assert thrift(nimbus, "getTopologyInfo", storm_id).status == "ACTIVE"
+        assert ui.post(path, headers={"Cookie": cookie, "x-csrf-token": token})[0] == 200
+        assert thrift(nimbus, "getTopologyInfo", storm_id).status == "INACTIVE"
+        status, _headers, body = ui.exchange("GET", "/api/v1/topology/" + storm_id,
+                                             headers={"Cookie": cookie})
+        assert json.loads(body)["antiForgeryToken"] == token
+    finally:
+        ui.stop()
+        thrift(nimbus, "killTopologyWithOpts", "guarded", KillOptions(wait_secs=0))
+
+
 def test_an_action_on_an_unknown_topology_or_path(cluster):
     _nimbus, ui = cluster
     code, error = ui.post("/api/v1/topology/nope-1-1/activate")

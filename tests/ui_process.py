@@ -39,21 +39,28 @@ class UIProcess(object):
         finally:
             connection.close()
 
-    def post(self, path, body=None):
+    def post(self, path, body=None, headers=None):
         """``(status, parsed JSON or text)`` of a POST (``body`` sent as JSON)."""
+        headers = dict(headers or {})
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        status, _headers, text = self.exchange(
+            "POST", path, json.dumps(body) if body is not None else None, headers)
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+    def exchange(self, method, path, body=None, headers=None):
+        """``(status, response headers, body text)`` of one request."""
         connection = http.client.HTTPConnection(LOOPBACK, self.port, timeout=60)
         try:
-            headers = {"Content-Type": "application/json"} if body is not None else {}
-            connection.request("POST", path, body=json.dumps(body) if body is not None
-                               else None, headers=headers)
+            connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()
-            text = response.read().decode("utf-8")
+            return (response.status, response.headers,
+                    response.read().decode("utf-8"))
         finally:
             connection.close()
-        try:
-            return response.status, json.loads(text)
-        except ValueError:
-            return response.status, text
 
     def json(self, path):
         status, _type, body = self.get(path)

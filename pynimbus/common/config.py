@@ -35,6 +35,9 @@ PYNIMBUS_DEFAULTS = {
     # Address `pynimbus ui` binds; None: Storm's ui.host.  `pynimbus dev`, which serves the UI
     # under pynimbus.dev.ui, uses loopback (without changing ui.host, which Nimbus's conf shows).
     "pynimbus.ui.bind.address": None,
+    # The UI's actions need Storm 0.10's anti-forgery token (x-csrf-token); off as in Storm 1.x
+    # and 2.x, whose REST clients send none.  Cross-site browser POSTs are refused either way.
+    "pynimbus.ui.anti.forgery": False,
     # Address `pynimbus logviewer` binds; None: every interface, as Storm's logviewer.  `pynimbus
     # dev`, which serves one under pynimbus.dev.logviewer, uses loopback.
     "pynimbus.logviewer.bind.address": None,

@@ -36,6 +36,7 @@ from pynimbus.generated.storm.ttypes import (
     AuthorizationException, GetInfoOptions, KillOptions, NodeInfo, NumErrorsChoice,
     ProfileAction, ProfileRequest, RebalanceOptions)
 from pynimbus.thrift.client import call_leader_nimbus
+from pynimbus.ui.forgery import ANTI_FORGERY, FORBIDDEN, ForgeryGuard
 from pynimbus.ui.prometheus import PrometheusResource
 from pynimbus.ui.web import WebPages
 
@@ -383,9 +384,10 @@ class ApiResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, api):
+    def __init__(self, api, guard=None):
         super().__init__()
         self.api = api
+        self.guard = guard if guard is not None else ForgeryGuard(False)
 
     @staticmethod
     def path_and_params(request):
@@ -397,14 +399,25 @@ class ApiResource(resource.Resource):
     def render_GET(self, request):
         path, params = self.path_and_params(request)
         callback = params.get("callback") or None
-        d = self.api.answer(path, params)
+        if self.guard.tokens_required and path == "token":
+            d = defer.succeed({"antiForgeryToken": self.guard.token(request)})
+        else:
+            d = self.api.answer(path, params)
         if d is None:
             return NotFound().render(request)
+        parts = path.split("/")
+        if self.guard.tokens_required and len(parts) == 2 and parts[0] == "topology":
+            token = self.guard.token(request)  # the cookie goes out before the answer
+            d.addCallback(lambda body: dict(body, antiForgeryToken=token))
         return self._answer_later(d, request, callback)
 
     def render_POST(self, request):
         """An action; a JSON body's keys join the query's (ring's ``wrap-json-params``)."""
         path, params = self.path_and_params(request)
+        refusal = self.guard.refusal(request)
+        if refusal is not None:
+            return self._answer_later(defer.succeed(Status(403, {
+                "error": FORBIDDEN, "errorMessage": refusal})), request, None)
         content_type = (request.getHeader(b"content-type") or b"").decode("latin-1")
         if content_type.startswith("application/json"):
             try:
@@ -427,8 +440,7 @@ class ApiResource(resource.Resource):
                        errbackArgs=(request, callback, finished))
         return server.NOT_DONE_YET
 
-    @staticmethod
-    def _respond(value, request, callback, finished, status=200):
+    def _respond(self, value, request, callback, finished, status=200):
         if finished:
             return  # the caller went away
         if isinstance(value, Status):
@@ -438,7 +450,7 @@ class ApiResource(resource.Resource):
         request.setResponseCode(status)
         request.setHeader(b"cache-control", b"no-cache, no-store")
         origin = request.getHeader(b"origin")
-        if origin:  # ring-cors with the any-origin pattern echoes the origin
+        if origin and self.guard.echoes_origin():  # ring-cors's any-origin pattern
             request.setHeader(b"access-control-allow-origin", origin)
         body = json_body(value)
         if callback is not None:
@@ -476,7 +488,7 @@ class UIRoot(resource.Resource):
     def __init__(self, api, pages=None):
         super().__init__()
         version = NotFoundParent()
-        version.putChild(b"v1", ApiResource(api))
+        version.putChild(b"v1", ApiResource(api, ForgeryGuard(bool(api.conf.get(ANTI_FORGERY)))))
         self.putChild(API, version)
         self.putChild(b"metrics", PrometheusResource(api.nimbus))
         self.pages = pages if pages is not None else WebPages()
