@@ -69,4 +69,3 @@ def test_the_uis_worker_log_link_serves_the_log_and_search_finds_it(dev, tmp_pat
         assert text[match["byteOffset"]:].startswith(wanted.encode("utf-8"))
     finally:
         thrift(dev, "killTopologyWithOpts", "logged", KillOptions(wait_secs=0))
-
