@@ -9,6 +9,7 @@ import logging
 import os
 import random
 import re
+import sys
 import time
 
 import pytest
@@ -192,6 +193,47 @@ def test_events_log_path_is_the_workers_artifacts_dir():
     from pynimbus.common.local_dirs import worker_artifacts_root
     assert os.path.join(worker_artifacts_root({"storm.log.dir": "/l"}, "wc-1-2", 6700),
                         "events.log") == "/l/workers-artifacts/wc-1-2/6700/events.log"
+
+
+SPLIT_BOLT = """
+from pystorm import Bolt
+
+
+class Split(Bolt):
+    def process(self, tup):
+        for word in tup.values[0].split():
+            self.emit([word])
+"""
+
+
+def test_an_in_process_pystorm_bolts_emits_are_sampled_too(tmp_path, monkeypatch):
+    """The emits of a pystorm bolt run in the worker's process reach the executor's one emit
+    path, so the watch samples them as it does a multilang child's."""
+    from pynimbus.worker.inprocess import bolt_host, selection
+    from worker_topologies import word_count
+    (tmp_path / "eventlog_split.py").write_text(SPLIT_BOLT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "eventlog_split", raising=False)
+    split_class, why_not = selection.import_component_class(
+        str(tmp_path), "eventlog_split.Split", False)
+    assert split_class is not None, why_not
+    clock = task.Clock()
+    transferred = []
+    bolt = executor.BoltExecutor(
+        context(clock, transferred)._replace(
+            now_ms=lambda: 5, task_to_component={1: "sentences", 2: "split", 5: "count"},
+            user_topology=word_count(), report_error=lambda *a: None),
+        "split", [2],
+        {"default": {"count": lambda task_id, values, load=None: [5]},
+         "__eventlog": {"__eventlogger": lambda task_id, values, load=None: [9]}},
+        {}, stats.ExecutorStatsCollector("bolt", clock.seconds),
+        host_factory=bolt_host.bolt_host_factory(split_class), on_child_died=None)
+    assert bolt.launch_children().called
+    bolt.watch = tuple_watch("split", {}, 100.0, lambda: 5)
+    bolt.receive(2, executor.TupleImpl(1, "sentences", "default", ["the cow"], UNANCHORED))
+    clock.advance(0)
+    assert [m[4] for m in transferred if m[2] == "__eventlog"] == [
+        ["split", None, 5, ["the"]], ["split", None, 5, ["cow"]]]
 
 
 # -- on pynimbus dev
