@@ -95,17 +95,16 @@ def test_only_web_files_are_read_from_the_directory(tmp_path):
 
 @pytest.fixture(scope="module")
 def dev(tmp_path_factory):
-    """``pynimbus dev`` with its supervisor and UI, running the quickstart word count."""
+    """``pynimbus dev`` with its supervisor, UI and logviewer, running the quickstart word
+    count."""
     browser.require_browser()
     local = tmp_path_factory.mktemp("web-ui-dev")
-    logviewer_port = free_port()
-    nimbus = NimbusProcess(local, dev_supervisor=True, ui=True, options=[
-        "supervisor.slots.ports=[%d, %d]" % (free_port(), free_port()),
-        "logviewer.port=%d" % logviewer_port])
+    nimbus = NimbusProcess(local, dev_supervisor=True, ui=True, logviewer=True, options=[
+        "supervisor.slots.ports=[%d, %d]" % (free_port(), free_port())])
     nimbus.start(timeout=60)
     try:
         storm_id = submit_quickstart(nimbus, tmp_path_factory.mktemp("web-ui-project"))
-        yield nimbus, storm_id, logviewer_port
+        yield nimbus, storm_id, nimbus.logviewer_port
     finally:
         try:
             thrift(nimbus, "killTopologyWithOpts", "wordcount", KillOptions(wait_secs=0))
@@ -339,6 +338,14 @@ def test_component_page_shows_executors_and_worker_log_links(dev, chrome):
     assert links and set(links) == expected
     browser.screenshot(chrome, "component")
     assert_no_script_errors(chrome)
+    chrome.get(links[0])  # the logviewer's page of that worker's log
+    browser.wait_for(chrome, lambda d: d.find_elements("id", "logContent"), "the worker log")
+    assert chrome.title.endswith("worker.log - Storm Log Viewer"), chrome.title
+    assert text(chrome, "h3").startswith(storm_id + "/")
+    browser.wait_for(chrome, lambda d: text(d, "#logContent").strip(),
+                     "the worker log's lines")
+    browser.screenshot(chrome, "worker-log")
+    browser.script_errors(chrome)  # drained: the logviewer's page is not the web UI's
 
 
 def test_an_api_error_is_shown_to_the_user(dev, chrome):
@@ -353,6 +360,28 @@ def test_an_api_error_is_shown_to_the_user(dev, chrome):
     failed_loads = browser.script_errors(chrome)  # the console's record of the 500s
     assert failed_loads and all("/api/v1/topology/nope-1-1" in e and "status of 500" in e
                                 for e in failed_loads), failed_loads
+
+
+def test_with_anti_forgery_tokens_the_actions_send_the_sessions_token(dev, chrome,
+                                                                      tmp_path):
+    """A UI with ``pynimbus.ui.anti.forgery`` refuses a POST without the token, yet its
+    page's Deactivate and Activate work: the page sends its session's token."""
+    nimbus, storm_id, _ = dev
+    ui = UIProcess(tmp_path, nimbus.port, options=["pynimbus.ui.anti.forgery=true"])
+    try:
+        ui.wait_serving()
+        base = "/api/v1/topology/%s/" % storm_id
+        assert ui.post(base + "deactivate")[0] == 403
+        open_page(chrome, "http://%s:%d/topology.html?id=%s" % (LOOPBACK, ui.port, storm_id))
+        click_action(chrome, "deactivate")
+        browser.wait_for(chrome, lambda d: shown_status(d) == "INACTIVE", "INACTIVE")
+        assert thrift(nimbus, "getTopologyInfo", storm_id).status == "INACTIVE"
+        click_action(chrome, "activate")
+        browser.wait_for(chrome, lambda d: shown_status(d) == "ACTIVE", "ACTIVE")
+        assert thrift(nimbus, "getTopologyInfo", storm_id).status == "ACTIVE"
+        assert_no_script_errors(chrome)
+    finally:
+        ui.stop()
 
 
 def test_rebalance_then_kill_with_wait_times_through_the_dialog(dev, chrome):

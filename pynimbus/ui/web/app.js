@@ -28,8 +28,9 @@ var UI = (function () {
 
   /* GET (or POST with a JSON body) one API path; resolves to the parsed JSON, rejects with
    * an ApiError (or the network's TypeError). */
-  function api(path, method, body) {
+  function api(path, method, body, token) {
     var options = {method: method || "GET", headers: {"Accept": "application/json"}};
+    if (token) options.headers["X-CSRF-Token"] = token;
     if (body !== undefined) {
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(body);
@@ -42,7 +43,29 @@ var UI = (function () {
     });
   }
 
-  function post(path, body) { return api(path, "POST", body); }
+  /* The session's anti-forgery token, when the server asks for one
+   * (pynimbus.ui.anti.forgery): the topology page carries it, /api/v1/token gives it. */
+  var antiForgeryToken = null;
+
+  function setAntiForgeryToken(token) {
+    if (token) antiForgeryToken = token;
+  }
+
+  /* POST an action.  Refused (403) without a token, it asks for the session's token and
+   * tries once more; a server that has no tokens answers that with 404, and the first
+   * refusal stands. */
+  function post(path, body) {
+    return api(path, "POST", body, antiForgeryToken).catch(function (refused) {
+      if (!(refused instanceof ApiError) || refused.status !== 403) throw refused;
+      return api("token").then(function (answer) {
+        if (!answer.antiForgeryToken || answer.antiForgeryToken === antiForgeryToken) {
+          throw refused;
+        }
+        antiForgeryToken = answer.antiForgeryToken;
+        return api(path, "POST", body, antiForgeryToken);
+      }, function () { throw refused; });
+    });
+  }
 
   /* One element: el("td", {class: "num"}, "12", otherNode). Strings become text nodes. */
   function el(tag, attrs) {
@@ -62,10 +85,6 @@ var UI = (function () {
     if (child === undefined || child === null) return;
     if (Array.isArray(child)) child.forEach(function (c) { append(node, c); });
     else node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-
-  function link(href, text) {
-    return href ? el("a", {href: href}, text) : text;
   }
 
   /* A link to a worker's log on the logviewer, as the API gives it ("" when it has none). */
@@ -265,10 +284,10 @@ var UI = (function () {
   }
 
   return {
-    api: api, post: post, el: el, link: link, logLink: logLink, fmt: fmt, fmtTime: fmtTime,
-    table: table, facts: facts, fill: fill, showError: showError, params: params,
-    statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow, showSys: showSys,
-    controls: controls, loader: loader, confirm: confirm, notice: notice,
+    api: api, post: post, setAntiForgeryToken: setAntiForgeryToken, el: el, logLink: logLink,
+    fmt: fmt, fmtTime: fmtTime, table: table, facts: facts, fill: fill, showError: showError,
+    params: params, statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow,
+    showSys: showSys, controls: controls, loader: loader, confirm: confirm, notice: notice,
     topologyHref: topologyHref, componentHref: componentHref, ApiError: ApiError
   };
 })();

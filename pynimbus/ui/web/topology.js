@@ -236,6 +236,7 @@
     var path = "topology/" + encodeURIComponent(topologyId) + UI.statsQuery();
     return UI.api(path).then(function (t) {
       page = t;
+      UI.setAntiForgeryToken(t.antiForgeryToken);
       document.title = "pynimbus: " + t.name;
       UI.fill("crumb-topology", t.name);
       UI.fill("topology-name", t.name);
