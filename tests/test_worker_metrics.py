@@ -246,10 +246,11 @@ def batches(path):
 
 def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(
         tmp_path, monkeypatch, wait_until):
-    """Registered in the topology's conf with a 2 s bucket: the Python consumer (shipped in
-    the jar's resources) gets every component's built-in metrics with the acks growing, and
-    the worker's own from task -1; Storm's LoggingMetricsConsumer writes its lines to
-    worker.log.metrics; a Java consumer class is the component's error and the rest runs."""
+    """Registered in the topology's conf with a 2 s bucket, on two workers: the Python
+    consumer (shipped in the jar's resources) gets every component's built-in metrics from
+    both workers with the acks growing, and each worker's own from its task -1; Storm's
+    LoggingMetricsConsumer writes its lines to worker.log.metrics; a Java consumer class is
+    the component's error and the rest runs."""
     from dev_word_count import word_count_on_dev
 
     recorded = str(tmp_path / "metrics.jsonl")
@@ -264,7 +265,7 @@ def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(
                  "parallelism.hint": 1},
                 {"class": "org.apache.storm.metrics.graphite.GraphiteMetricsConsumer",
                  "parallelism.hint": 1}]}
-    with word_count_on_dev(tmp_path, monkeypatch, wait_until, "metered", conf,
+    with word_count_on_dev(tmp_path, monkeypatch, wait_until, "metered", conf, workers=2,
                            files={"recording_consumer.py": consumer_source}) as running:
         def acked_by_count():
             return [sum(b["data_points"]["__ack-count"].values()) for b in batches(recorded)
@@ -279,7 +280,9 @@ def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(
             "RecordingConsumer" and got[0]["prepared"]["bucket"] == 2
         for b in got:
             host, port, component, task_id, timestamp, interval = b["task_info"]
-            assert port == running.port and interval == 2
+            assert port in running.ports and interval == 2
+        # the consumer task is in one worker: the other's metrics crossed between workers
+        assert {b["task_info"][1] for b in got} == set(running.ports)
         spout = [b for b in got if b["task_info"][2] == "sentences"]
         assert sum(b["data_points"]["__emit-count"].get("default", 0) for b in spout) > 0
         assert all(set(b["data_points"]["__complete-latency"]) <= {"default"} for b in spout)
@@ -287,6 +290,8 @@ def test_a_python_consumer_gets_the_word_counts_metrics_on_dev(
         assert system[0]["newWorkerEvent"] == 1 and system[0]["uptimeSecs"] > 0
         assert system[0]["memory/heap"]["usedBytes"] > 1 << 20
         assert all(b["task_info"][3] == -1 for b in got if b["task_info"][2] == "__system")
+        assert {b["task_info"][1] for b in got if b["task_info"][2] == "__system"} == set(
+            running.ports)  # each worker's own
 
         metrics_log = running.artifact("worker.log.metrics")
         line = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \d+ +\d+\t +[\w.-]+:\d+ *\t"
