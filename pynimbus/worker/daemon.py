@@ -41,8 +41,8 @@ from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.hostname import hostname
 from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
 from pynimbus.common.local_dirs import (
-    RESOURCES_SUBDIR, read_supervisor_storm_conf, worker_artifacts_root, read_supervisor_topology,
-    supervisor_stormdist_root)
+    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
+    supervisor_stormdist_root, worker_artifacts_root)
 from pynimbus.common.local_state import LocalState
 from pynimbus.common.local_state import LS_WORKER_HEARTBEAT
 from pynimbus.common.log_limit import Throttle
@@ -217,6 +217,7 @@ class WorkerDaemon(object):
         yield self._heartbeat_local()
         self._start_executors()
         base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
+        self._apply_debug(base)
         self._apply_status(base)
         self._start_loops()
 
@@ -645,6 +646,7 @@ class WorkerDaemon(object):
             self.reactor.stop()
             return
         self._connect(assignment)
+        self._apply_debug(base)
         self._apply_status(base)
 
     def _suicide(self, assigned_executors):
@@ -677,7 +679,6 @@ class WorkerDaemon(object):
                                          executor.context.now_ms)
 
     def _apply_status(self, base):
-        self._apply_debug(base)
         active = base is not None and base.status == TopologyStatus.ACTIVE
         for spout in self._spouts:
             if active and not spout.hosts:
