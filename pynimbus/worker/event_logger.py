@@ -14,7 +14,11 @@ Three parts, as in Storm 1.2.4:
   id or nothing>,<values as a Java list>``, flushed once a second when something was written;
 * ``topology.debug: true``: task.clj's ``Emitting: <component> <stream> <values>`` (and
   ``Emitting direct: <task>; ...``), executor.clj's ``BOLT ack TASK: ...``, ``BOLT fail
-  TASK: ...``, ``SPOUT Acking message ...`` and ``SPOUT Failing ...`` lines in the worker log.
+  TASK: ...``, ``SPOUT Acking message ...`` and ``SPOUT Failing ...`` lines in the worker log
+  (deliberate differences: the spout's lines name its task where Storm prints the tree's root
+  id, and a tuple prints without its sample start times; no ``TRANSFERING tuple`` line per
+  out task, nor ``Processing received message`` per input, which would cost the hot path a
+  check per tuple more).
 
 Both watches reach the executor as one attribute, its ``watch``: None (the hot path's only
 cost then is that check) or a :class:`TupleWatch`, which the worker sets from the conf at start
