@@ -90,6 +90,18 @@ def test_only_web_files_are_read_from_the_directory(tmp_path):
         "page.html": (b"text/html; charset=utf-8", b"<p>hi</p>")}
 
 
+def test_without_chromium_browser_tests_skip_unless_a_browser_is_expected(monkeypatch):
+    """A missing Chromium skips with the package to install; with
+    PYNIMBUS_EXPECT_BROWSER=1 (CI) it fails instead."""
+    monkeypatch.setattr(browser, "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.delenv("PYNIMBUS_EXPECT_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
+        browser.require_browser()
+    monkeypatch.setenv("PYNIMBUS_EXPECT_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="PYNIMBUS_EXPECT_BROWSER=1 but"):
+        browser.require_browser()
+
+
 # -- in a browser, on pynimbus dev running the word count
 
 
@@ -223,6 +235,8 @@ def test_topology_page_shows_components_counting_and_the_graph(dev, chrome):
                      "the graph's nodes")
     assert sorted(attributes(chrome, "#topology-graph .graph-node", "data-component")) == [
         "count_bolt", "word_spout"]
+    assert attributes(chrome, "#topology-graph .graph-node.bolt", "href") == [
+        "component.html?topology_id=%s&id=count_bolt" % storm_id]
     assert list(zip(attributes(chrome, "#topology-graph .graph-edge", "data-from"),
                     attributes(chrome, "#topology-graph .graph-edge", "data-to"))) == [
         ("word_spout", "count_bolt")]

@@ -99,20 +99,21 @@
       }));
   }
 
-  /* -- the graph: /visualization when the server has it, else the bolts' input stats */
+  /* -- the graph, from /visualization (Storm's mk-visualization-data: keys with a colon) */
 
   function field(map, name) {
     return map[":" + name] !== undefined ? map[":" + name] : map[name];
   }
 
-  function graphFromVisualization(data) {
+  /* Nodes and edges of the graph; system components and streams only with `sys`. */
+  function graphOf(data) {
     var nodes = [], edges = [];
     Object.keys(data).forEach(function (id) {
       var c = data[id];
       if (!UI.showSys() && isSystem(id)) return;
       var type = field(c, "type");
       nodes.push({id: id, type: type, link: UI.componentHref(topologyId, id),
-                  capacity: field(c, "capacity"), caption: caption(type, c, field)});
+                  capacity: field(c, "capacity"), caption: caption(type, c)});
       (field(c, "inputs") || []).forEach(function (input) {
         var stream = field(input, "stream");
         if (!UI.showSys() && isSystem(stream)) return;
@@ -123,57 +124,20 @@
     return {nodes: nodes, edges: edges};
   }
 
-  function caption(type, c, get) {
+  function caption(type, c) {
     if (type === "bolt") {
-      var capacity = Number(get(c, "capacity"));
+      var capacity = Number(field(c, "capacity"));
       return "capacity " + (isNaN(capacity) ? "?" : capacity.toFixed(3));
     }
-    var transferred = get(c, "transferred");
-    return "transferred " + fmt(transferred || 0);
+    return "transferred " + fmt(field(c, "transferred") || 0);
   }
 
-  /* Without /visualization: each bolt's inputs from its component page's inputStats (only
-   * the streams that have carried tuples). */
-  function graphFromInputStats(t) {
-    var query = UI.statsQuery();
-    return Promise.all(t.bolts.map(function (b) {
-      return UI.api("topology/" + encodeURIComponent(topologyId) + "/component/" +
-                    encodeURIComponent(b.boltId) + query);
-    })).then(function (components) {
-      var nodes = t.spouts.map(function (s) {
-        return {id: s.spoutId, type: "spout", link: UI.componentHref(topologyId, s.spoutId),
-                caption: "transferred " + fmt(s.transferred)};
-      }).concat(t.bolts.map(function (b) {
-        return {id: b.boltId, type: "bolt", link: UI.componentHref(topologyId, b.boltId),
-                capacity: b.capacity, caption: "capacity " + b.capacity};
-      }));
-      var edges = [];
-      components.forEach(function (c) {
-        (c.inputStats || []).forEach(function (i) {
-          edges.push({from: i.component, to: c.id, stream: i.stream});
-        });
-      });
-      return {nodes: nodes, edges: edges};
-    });
-  }
-
-  function loadGraph(t) {
+  function loadGraph() {
     var path = "topology/" + encodeURIComponent(topologyId) + "/visualization" +
       UI.statsQuery();
     return UI.api(path).then(function (data) {
-      return {source: "visualization", graph: graphFromVisualization(data)};
-    }, function (error) {
-      if (!(error instanceof UI.ApiError) || error.status !== 404) throw error;
-      return graphFromInputStats(t).then(function (graph) {
-        return {source: "input-stats", graph: graph};
-      });
-    }).then(function (drawn) {
-      var box = document.getElementById("topology-graph");
-      box.setAttribute("data-source", drawn.source);
-      UI.fill("topology-graph", Graph.draw(drawn.graph.nodes, drawn.graph.edges));
-      document.getElementById("graph-source").textContent = drawn.source === "visualization"
-        ? "Streams as declared; bolts shaded by capacity."
-        : "Streams that have carried tuples; bolts shaded by capacity.";
+      var graph = graphOf(data);
+      UI.fill("topology-graph", Graph.draw(graph.nodes, graph.edges));
     });
   }
 
@@ -251,7 +215,7 @@
       UI.fill("bolts", boltTable(t));
       UI.fill("workers", workerTable(t));
       UI.fill("topology-configuration-table", configurationTable(t.configuration));
-      return loadGraph(t);
+      return loadGraph();
     });
   }
 
