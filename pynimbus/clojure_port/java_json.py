@@ -9,6 +9,7 @@ validators' messages print values as Clojure's ``pr`` (1.x) or Java's ``toString
 import collections
 import decimal
 import math
+import re
 
 from pynimbus.clojure_port.java_hash_map import JavaHashMap, java_hashmap_order
 from pynimbus.clojure_port.java_order import clojure_map_order
@@ -41,6 +42,8 @@ def java_double_to_string(x):
         return "Infinity" if x > 0 else "-Infinity"
     if x == 0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if 1e-3 <= abs(x) < 1e7:  # Python's repr is Java's here: plain, shortest digits
+        return repr(x)
     sign, digits, exp = decimal.Decimal(repr(x)).as_tuple()
     digits = list(digits)
     while len(digits) > 1 and digits[-1] == 0:
@@ -58,31 +61,19 @@ def java_double_to_string(x):
     return "%s%s.%sE%d" % (prefix, text[0], text[1:] or "0", point)
 
 
+# what json-simple escapes: quotes, backslash, slash, controls, and U+007F-9F and U+2000-20FF
+_JSON_ESCAPED = re.compile("[\"\\\\/\x00-\x1f\x7f-\x9f\u2000-\u20ff]")
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f",
+                 "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(match):
+    ch = match.group()
+    return _JSON_ESCAPES.get(ch) or "\\u%04X" % ord(ch)
+
+
 def _escape_json(s):
-    out = []
-    for ch in s:
-        o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "/":
-            out.append("\\/")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif o <= 0x1F or 0x7F <= o <= 0x9F or 0x2000 <= o <= 0x20FF:
-            out.append("\\u%04X" % o)
-        else:
-            out.append(ch)
-    return "".join(out)
+    return _JSON_ESCAPED.sub(_escape_char, s)
 
 
 def to_json(value):
@@ -91,26 +82,35 @@ def to_json(value):
     Maps are written in their (Python insertion) order: build them in Storm's order first
     (:class:`JavaHashMap`, :func:`clojure_map_order`).  Floats are written as Java doubles.
     """
+    kind = type(value)  # the common kinds first: the UI writes large answers with this
+    if kind is str:
+        return '"%s"' % _escape_json(value)
+    if kind is dict:
+        return "{%s}" % ",".join(
+            '"%s":%s' % (_escape_json(k if type(k) is str else str(k)), to_json(v))
+            if k is not None else "null:%s" % to_json(v) for k, v in value.items())
+    if kind is int:
+        return str(value)
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
+    if kind is list or kind is tuple:
+        return "[%s]" % ",".join(map(to_json, value))
+    if isinstance(value, float):
+        return "null" if (value != value or math.isinf(value)) else java_double_to_string(value)
     if isinstance(value, str):
         return '"%s"' % _escape_json(value)
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, float):
-        return "null" if (value != value or math.isinf(value)) else java_double_to_string(value)
     if isinstance(value, JavaHashMap):
         value = value.to_dict()
     if isinstance(value, dict):
-        return "{%s}" % ",".join(
-            "%s:%s" % ("null" if k is None else '"%s"' % _escape_json(str(k)), to_json(v))
-            for k, v in value.items())
+        return to_json(dict(value))
     if isinstance(value, (list, tuple)):
-        return "[%s]" % ",".join(to_json(v) for v in value)
+        return "[%s]" % ",".join(map(to_json, value))
     return '"%s"' % _escape_json(str(value))
 
 

@@ -15,7 +15,8 @@ computed from the leader Nimbus's Thrift answers by :mod:`pynimbus.clojure_port.
 Responses as ``json-response`` writes them (``Cache-Control: no-cache, no-store``, JSON, or
 JavaScript ``callback(...);`` with a ``callback`` parameter); a failure as ``catch-errors``
 answers it (500, or 403 for an ``AuthorizationException``, with ``{"error", "errorMessage"}``);
-an unknown path 404 "Page not found".  The Nimbus calls block, so they run in threads: the
+an unknown path 404 "Page not found".  The Nimbus calls block, so they run in threads
+(:mod:`pynimbus.ui.nimbus_calls`, which remembers the leader for a few seconds): the
 reactor serves other requests meanwhile.
 """
 
@@ -24,7 +25,7 @@ import logging
 import re
 import traceback
 
-from twisted.internet import defer, threads
+from twisted.internet import defer
 from twisted.internet.error import CannotListenError
 from twisted.web import resource, server
 
@@ -35,8 +36,8 @@ from pynimbus.common.ports import PortInUse, port_in_use_message
 from pynimbus.generated.storm.ttypes import (
     AuthorizationException, GetInfoOptions, KillOptions, NodeInfo, NumErrorsChoice,
     ProfileAction, ProfileRequest, RebalanceOptions)
-from pynimbus.thrift.client import call_leader_nimbus
 from pynimbus.ui.forgery import ANTI_FORGERY, FORBIDDEN, ForgeryGuard
+from pynimbus.ui.nimbus_calls import NimbusCalls
 from pynimbus.ui.prometheus import PrometheusResource
 from pynimbus.ui.web import WebPages
 
@@ -46,17 +47,6 @@ UI_PORT, UI_HOST = "ui.port", "ui.host"
 UI_BIND_ADDRESS = "pynimbus.ui.bind.address"  # over ui.host when set
 HTTP_STATUS_MESSAGES = {403: "Forbidden", 404: "Not Found", 500: "Server Error"}
 API = b"api"
-
-
-class NimbusCalls(object):
-    """The leader Nimbus's Thrift calls, each in a thread (a Deferred)."""
-
-    def __init__(self, conf, call=call_leader_nimbus):
-        self.conf = conf
-        self.call = call
-
-    def __call__(self, method, *args):
-        return threads.deferToThread(self.call, self.conf, method, *args)
 
 
 class UIApi(object):
