@@ -38,6 +38,8 @@ PYNIMBUS_DEFAULTS = {
     # The UI's actions need Storm 0.10's anti-forgery token (x-csrf-token); off as in Storm 1.x
     # and 2.x, whose REST clients send none.  Cross-site browser POSTs are refused either way.
     "pynimbus.ui.anti.forgery": False,
+    # Seconds the UI remembers the leader Nimbus; 0 looks it up for every request, as Storm.
+    "pynimbus.ui.leader.cache.secs": 5,
     # Address `pynimbus logviewer` binds; None: every interface, as Storm's logviewer.  `pynimbus
     # dev`, which serves one under pynimbus.dev.logviewer, uses loopback.
     "pynimbus.logviewer.bind.address": None,
