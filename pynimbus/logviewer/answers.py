@@ -38,10 +38,10 @@ def text_answer(status, text, content_type=HTML):
 def json_answer(value, callback=None, status=200, origin=None):
     """``json-response``, with the CORS headers the search routes add."""
     body = json.dumps(value, ensure_ascii=False)
-    headers = {"Cache-Control": "no-cache, no-store"}
+    headers = {"Cache-Control": "no-cache, no-store",
+               "Access-Control-Allow-Credentials": "true"}
     if origin:
-        headers.update({"Access-Control-Allow-Origin": origin,
-                        "Access-Control-Allow-Credentials": "true"})
+        headers["Access-Control-Allow-Origin"] = origin
     if callback:
         return Answer(status, JAVASCRIPT, ("%s(%s);" % (callback, body)).encode("utf-8"),
                       None, headers)
