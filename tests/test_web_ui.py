@@ -203,12 +203,19 @@ def test_cluster_page_lists_the_running_topology(dev, chrome):
     [supervisor] = thrift(nimbus, "getClusterInfo").supervisors
     assert cells(chrome, "supervisor-table", "id") == [supervisor.supervisor_id]
     assert cells(chrome, "nimbus-table", "status") == ["Leader"]
+    browser.screenshot(chrome, "cluster")
     click(chrome, "#nimbus-configuration summary")
     browser.wait_for(chrome, lambda d: cells(d, "configuration-table", "key"),
                      "Nimbus's configuration")
     keys = cells(chrome, "configuration-table", "key")
     assert "nimbus.thrift.port" in keys and keys == sorted(keys)
-    browser.screenshot(chrome, "cluster")
+    chrome.find_element("css selector", "#nimbus-configuration .config-filter").send_keys(
+        "THRIFT.PORT")
+    assert cells(chrome, "configuration-table", "key") == [
+        k for k in keys if "thrift.port" in k]
+    assert cells(chrome, "configuration-table", "value")[
+        cells(chrome, "configuration-table", "key").index("nimbus.thrift.port")] == str(
+            nimbus.port)
     assert cells(chrome, "topology-table", "name") == ["wordcount"]
     click(chrome, "#topology-table td[data-col=name] a")
     browser.wait_for(chrome, lambda d: d.current_url.endswith("topology.html?id=" + storm_id),

@@ -140,6 +140,32 @@ var UI = (function () {
     }));
   }
 
+  /* A configuration map as a table of key and value sorted by key, under a box that keeps
+   * only the keys containing what is typed in it (kept across refreshes). */
+  function configuration(conf) {
+    var rows = Object.keys(conf || {}).sort().map(function (key) {
+      return {key: key, value: conf[key]};
+    });
+    var shown = el("div", null);
+    var filter = el("input", {type: "search", class: "config-filter", placeholder: "Filter keys",
+                              value: configFilter, oninput: function () {
+                                configFilter = filter.value;
+                                draw();
+                              }});
+    function draw() {
+      var wanted = configFilter.toLowerCase();
+      shown.replaceChildren(table("configuration-table", [
+        {key: "key", title: "Key"},
+        {key: "value", title: "Value", value: function (r) {
+          return typeof r.value === "string" ? r.value : JSON.stringify(r.value);
+        }}], rows.filter(function (r) { return r.key.toLowerCase().indexOf(wanted) >= 0; }),
+        "No key contains that."));
+    }
+    draw();
+    return [filter, shown];
+  }
+  var configFilter = "";
+
   /* Put `content` into the element with `id`, replacing what it had. */
   function fill(id, content) {
     var target = document.getElementById(id);
@@ -260,7 +286,7 @@ var UI = (function () {
         el("menu", null,
            el("button", {value: "cancel", type: "button", id: "dialog-cancel",
                          onclick: function () { dialog.close("cancel"); }}, "Cancel"),
-           el("button", {value: "ok", id: "dialog-confirm", class: "danger"}, "Confirm")));
+           el("button", {value: "ok", id: "dialog-confirm", class: "primary"}, "Confirm")));
       var dialog = el("dialog", {id: "confirm-dialog"}, form);
       dialog.addEventListener("close", function () {
         var values = null;
@@ -285,7 +311,8 @@ var UI = (function () {
 
   return {
     api: api, post: post, setAntiForgeryToken: setAntiForgeryToken, el: el, logLink: logLink,
-    fmt: fmt, fmtTime: fmtTime, table: table, facts: facts, fill: fill, showError: showError,
+    fmt: fmt, fmtTime: fmtTime, table: table, facts: facts, configuration: configuration,
+    fill: fill, showError: showError,
     params: params, statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow,
     showSys: showSys, controls: controls, loader: loader, confirm: confirm, notice: notice,
     topologyHref: topologyHref, componentHref: componentHref, ApiError: ApiError

@@ -55,18 +55,6 @@
       body.supervisors, "No supervisor has registered.");
   }
 
-  /* Nimbus's configuration as a sorted table of key and value. */
-  function configurationTable(conf) {
-    var rows = Object.keys(conf).sort().map(function (key) {
-      return {key: key, value: conf[key]};
-    });
-    return UI.table("configuration-table", [
-      {key: "key", title: "Key"},
-      {key: "value", title: "Value", value: function (r) {
-        return typeof r.value === "string" ? r.value : JSON.stringify(r.value);
-      }}], rows);
-  }
-
   function load() {
     return Promise.all([
       UI.api("cluster/summary"), UI.api("nimbus/summary"), UI.api("topology/summary"),
@@ -76,20 +64,22 @@
       UI.fill("nimbus-summary", nimbusTable(answers[1]));
       UI.fill("topology-summary", topologyTable(answers[2]));
       UI.fill("supervisor-summary", supervisorTable(answers[3]));
-      if (document.getElementById("nimbus-configuration").open) return loadConfiguration();
     });
   }
 
   function loadConfiguration() {
     return UI.api("cluster/configuration").then(function (conf) {
-      UI.fill("nimbus-configuration-table", configurationTable(conf));
+      UI.fill("nimbus-configuration-table", UI.configuration(conf));
     });
   }
 
   var reload = UI.loader(load);
   UI.controls(reload, false);
+  // read when first opened: Nimbus's configuration does not change while it runs
+  var configurationLoaded = false;
   document.getElementById("nimbus-configuration").addEventListener("toggle", function (e) {
-    if (e.target.open) loadConfiguration().catch(UI.showError);
+    if (!e.target.open || configurationLoaded) return;
+    loadConfiguration().then(function () { configurationLoaded = true; }, UI.showError);
   });
   reload();
 })();

@@ -6,7 +6,7 @@
 
 var Graph = (function () {
   var SVG = "http://www.w3.org/2000/svg";
-  var NODE_W = 170, NODE_H = 46, COL_W = 240, ROW_H = 76, PAD = 20;
+  var NODE_W = 170, NODE_H = 46, COL_W = 290, ROW_H = 76, PAD = 20;
 
   function svg(tag, attrs, text) {
     var node = document.createElementNS(SVG, tag);

@@ -6,6 +6,7 @@
   var el = UI.el, fmt = UI.fmt;
   var topologyId = UI.params().get("id");
   var page = null;  // the last /topology/<id> answer
+  var configurationShown = false;
 
   function isSystem(id) { return String(id).slice(0, 2) === "__"; }
 
@@ -87,16 +88,6 @@
       {key: "workerLogLink", title: "Log", value: function (w) {
         return UI.logLink(w.workerLogLink, "worker.log");
       }}], t.workers, "No workers.");
-  }
-
-  function configurationTable(conf) {
-    return UI.table("configuration-table", [
-      {key: "key", title: "Key"},
-      {key: "value", title: "Value", value: function (r) {
-        return typeof r.value === "string" ? r.value : JSON.stringify(r.value);
-      }}], Object.keys(conf || {}).sort().map(function (k) {
-        return {key: k, value: conf[k]};
-      }));
   }
 
   /* -- the graph, from /visualization (Storm's mk-visualization-data: keys with a colon) */
@@ -214,7 +205,10 @@
       UI.fill("spouts", spoutTable(t));
       UI.fill("bolts", boltTable(t));
       UI.fill("workers", workerTable(t));
-      UI.fill("topology-configuration-table", configurationTable(t.configuration));
+      if (!configurationShown) {  // a topology's configuration is fixed at submission
+        UI.fill("topology-configuration-table", UI.configuration(t.configuration));
+        configurationShown = true;
+      }
       return loadGraph();
     });
   }
