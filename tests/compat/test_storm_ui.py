@@ -165,12 +165,12 @@ def without_uptimes(value):
 
 @pytest.fixture(scope="module")
 def our_ui(cluster, tmp_path_factory):
-    """``pynimbus ui`` for the same Nimbus, in 1.x (its REST answers are 1.2.4's)."""
-    if cluster.generation != "1.x":
-        pytest.skip("pynimbus ui answers with 1.2.4's fields")
+    """``pynimbus ui`` for the same Nimbus, in the cluster's generation (1.x: 1.2.4's fields,
+    2.x: 2.8.8's)."""
     from ui_process import UIProcess
     ui = UIProcess(tmp_path_factory.mktemp("our-ui"), cluster.target.port,
-                   nimbus_host=cluster.target.host)
+                   nimbus_host=cluster.target.host,
+                   options=["pynimbus.storm.compat=%s" % cluster.generation])
     try:
         ui.wait_serving()
         yield ui
@@ -194,6 +194,10 @@ def test_pynimbus_ui_answers_as_storms_ui(cluster, our_ui, path):
     status, _type, body = our_ui.get(path)
     assert status == 200, body
     ours, theirs = without_uptimes(json.loads(body)), without_uptimes(theirs)
+    if os.environ.get("PYNIMBUS_UI_DUMP"):
+        with open(os.path.join(os.environ["PYNIMBUS_UI_DUMP"], "%s.json" % urllib.parse.quote(
+                cluster.generation + path, safe="")), "w") as dump:
+            json.dump({"ours": ours, "theirs": theirs}, dump, indent=1, sort_keys=True)
     for key in sorted(set(ours) | set(theirs)):
         assert ours.get(key) == theirs.get(key), key
     assert ours == theirs
