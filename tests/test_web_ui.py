@@ -102,6 +102,57 @@ def test_without_chromium_browser_tests_skip_unless_a_browser_is_expected(monkey
         browser.require_browser()
 
 
+# -- in a browser
+
+
+@pytest.fixture(scope="module")
+def chrome(tmp_path_factory):
+    browser.require_browser()
+    with browser.chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
+        yield driver
+
+
+def test_a_page_without_its_parameters_says_how_to_open_it(bare_ui, chrome):
+    """topology.html without an id and component.html without its ids tell the user where
+    to open them from."""
+    base = "http://%s:%d/" % (LOOPBACK, bare_ui.port)
+    for path, hint in (("topology.html", "topology.html?id=<id>"),
+                       ("component.html?topology_id=x", "topology_id=<id>&id=<c>")):
+        chrome.get(base + path)
+        browser.wait_for(chrome, lambda d: d.find_element("id", "error-banner").is_displayed(),
+                         "the error on " + path)
+        assert hint in text(chrome, "#error-banner .error-summary")
+
+
+GRAPH_CASES = [
+    # a diamond: the join sits after the longer branch
+    ([("s", "a"), ("a", "b"), ("s", "b"), ("b", "c")], {"s": 0, "a": 1, "b": 2, "c": 3}),
+    # a cycle (b feeds a back) and a self loop stay within as many layers as nodes
+    ([("s", "a"), ("a", "b"), ("b", "a"), ("b", "b")], {"s": 0, "a": 2, "b": 2}),
+    # two spouts into one bolt
+    ([("s1", "j"), ("s2", "j")], {"s1": 0, "s2": 0, "j": 1}),
+]
+
+
+@pytest.mark.parametrize("edges, layers", GRAPH_CASES)
+def test_graph_layers_follow_the_streams(bare_ui, chrome, edges, layers):
+    """graph.js puts each component one layer after its furthest input (a cycle is cut
+    after as many rounds as there are nodes), and draws one box per component and one arrow
+    per pair, leaving out streams from components it does not know."""
+    chrome.get("http://%s:%d/topology.html" % (LOOPBACK, bare_ui.port))
+    nodes = [{"id": n, "type": "bolt" if i else "spout", "link": "#"}
+             for i, n in enumerate(sorted(layers))]
+    arrows = [{"from": a, "to": b, "stream": "default"} for a, b in edges]
+    assert chrome.execute_script("return Graph.layerOf(arguments[0], arguments[1])",
+                                 nodes, arrows) == layers
+    drawn = chrome.execute_script(
+        "var svg = Graph.draw(arguments[0], arguments[1]);"
+        "return [svg.querySelectorAll('.graph-node').length,"
+        "        svg.querySelectorAll('.graph-edge').length];",
+        nodes, arrows + [{"from": "gone", "to": nodes[0]["id"], "stream": "default"}])
+    assert drawn == [len(layers), len(set(edges))]
+
+
 # -- in a browser, on pynimbus dev running the word count
 
 
@@ -124,12 +175,6 @@ def dev(tmp_path_factory):
             pass  # the kill test killed it
         finally:
             nimbus.stop()
-
-
-@pytest.fixture(scope="module")
-def chrome(dev, tmp_path_factory):
-    with browser.chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
-        yield driver
 
 
 def page_url(dev, path):
