@@ -113,6 +113,20 @@ var UI = (function () {
     return secs ? new Date(secs * 1000).toLocaleString() : "";
   }
 
+  /* The API's figures: key -> column title (each a right-aligned number). */
+  var FIGURES = {
+    executors: "Executors", tasks: "Tasks", emitted: "Emitted", transferred: "Transferred",
+    completeLatency: "Complete latency (ms)", capacity: "Capacity",
+    executeLatency: "Execute latency (ms)", executed: "Executed",
+    processLatency: "Process latency (ms)", acked: "Acked", failed: "Failed",
+    port: "Port", executorsTotal: "Executors"
+  };
+
+  /* Number columns for `keys` (names of FIGURES), for table(). */
+  function figures(keys) {
+    return keys.map(function (key) { return {key: key, title: FIGURES[key], num: true}; });
+  }
+
   /* A table of rows; columns: [{key, title, value(row) -> text or node, num}]. Each cell
    * carries data-col=key so that a reader (or a test) can find a value by its column. */
   function table(id, columns, rows, empty) {
@@ -311,7 +325,8 @@ var UI = (function () {
 
   return {
     api: api, post: post, setAntiForgeryToken: setAntiForgeryToken, el: el, logLink: logLink,
-    fmt: fmt, fmtTime: fmtTime, table: table, facts: facts, configuration: configuration,
+    fmt: fmt, fmtTime: fmtTime, table: table, figures: figures, facts: facts,
+    configuration: configuration,
     fill: fill, showError: showError,
     params: params, statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow,
     showSys: showSys, controls: controls, loader: loader, confirm: confirm, notice: notice,

@@ -19,27 +19,22 @@
 
   function isBolt(c) { return c.componentType === "bolt"; }
 
+  /* The figures of a window or an executor: a bolt's or a spout's. */
+  function figureKeys(c) {
+    return isBolt(c)
+      ? ["emitted", "transferred", "capacity", "executeLatency", "executed", "processLatency",
+         "acked", "failed"]
+      : ["emitted", "transferred", "completeLatency", "acked", "failed"];
+  }
+
   function windowTable(c) {
-    var columns = [
+    return UI.table("window-stats-table", [
       {key: "window", title: "Window", value: function (s) {
         return el("a", {href: UI.componentHref(topologyId, componentId) + "&window=" +
                         encodeURIComponent(s.window)}, s.windowPretty);
-      }},
-      {key: "emitted", title: "Emitted", num: true},
-      {key: "transferred", title: "Transferred", num: true}];
-    if (isBolt(c)) {
-      columns = columns.concat([
-        {key: "capacity", title: "Capacity", num: true},
-        {key: "executeLatency", title: "Execute latency (ms)", num: true},
-        {key: "executed", title: "Executed", num: true},
-        {key: "processLatency", title: "Process latency (ms)", num: true}]);
-    } else {
-      columns.push({key: "completeLatency", title: "Complete latency (ms)", num: true});
-    }
-    columns.push({key: "acked", title: "Acked", num: true},
-                 {key: "failed", title: "Failed", num: true});
-    return UI.table("window-stats-table", columns,
-                    UI.byWindow(isBolt(c) ? c.boltStats : c.spoutSummary));
+      }}
+    ].concat(UI.figures(figureKeys(c))),
+      UI.byWindow(isBolt(c) ? c.boltStats : c.spoutSummary));
   }
 
   function inputTable(c) {
@@ -47,46 +42,25 @@
       {key: "component", title: "Component", value: function (i) {
         return el("a", {href: UI.componentHref(topologyId, i.component)}, i.component);
       }},
-      {key: "stream", title: "Stream"},
-      {key: "executeLatency", title: "Execute latency (ms)", num: true},
-      {key: "processLatency", title: "Process latency (ms)", num: true},
-      {key: "executed", title: "Executed", num: true},
-      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true}],
+      {key: "stream", title: "Stream"}
+    ].concat(UI.figures(["executeLatency", "processLatency", "executed", "acked", "failed"])),
       c.inputStats || [], "No tuples received in this window.");
   }
 
   function outputTable(c) {
-    var columns = [{key: "stream", title: "Stream"},
-                   {key: "emitted", title: "Emitted", num: true},
-                   {key: "transferred", title: "Transferred", num: true}];
-    if (!isBolt(c)) {
-      columns.push({key: "completeLatency", title: "Complete latency (ms)", num: true},
-                   {key: "acked", title: "Acked", num: true},
-                   {key: "failed", title: "Failed", num: true});
-    }
-    return UI.table("output-stats-table", columns, c.outputStats || [],
-                    "Nothing emitted in this window.");
+    var keys = isBolt(c) ? ["emitted", "transferred"]
+      : ["emitted", "transferred", "completeLatency", "acked", "failed"];
+    return UI.table("output-stats-table", [{key: "stream", title: "Stream"}].concat(
+      UI.figures(keys)), c.outputStats || [], "Nothing emitted in this window.");
   }
 
   function executorTable(c) {
-    var columns = [{key: "id", title: "Id"}, {key: "uptime", title: "Uptime"},
-                   {key: "host", title: "Host"}, {key: "port", title: "Port", num: true},
-                   {key: "emitted", title: "Emitted", num: true},
-                   {key: "transferred", title: "Transferred", num: true}];
-    if (isBolt(c)) {
-      columns.push({key: "capacity", title: "Capacity", num: true},
-                   {key: "executeLatency", title: "Execute latency (ms)", num: true},
-                   {key: "executed", title: "Executed", num: true},
-                   {key: "processLatency", title: "Process latency (ms)", num: true});
-    } else {
-      columns.push({key: "completeLatency", title: "Complete latency (ms)", num: true});
-    }
-    columns.push({key: "acked", title: "Acked", num: true},
-                 {key: "failed", title: "Failed", num: true},
-                 {key: "workerLogLink", title: "Log", value: function (e) {
-                   return UI.logLink(e.workerLogLink, "worker.log");
-                 }});
-    return UI.table("executors-table", columns, c.executorStats || [], "No executors.");
+    return UI.table("executors-table", [
+      {key: "id", title: "Id"}, {key: "uptime", title: "Uptime"}, {key: "host", title: "Host"}
+    ].concat(UI.figures(["port"].concat(figureKeys(c))), [
+      {key: "workerLogLink", title: "Log", value: function (e) {
+        return UI.logLink(e.workerLogLink, "worker.log");
+      }}]), c.executorStats || [], "No executors.");
   }
 
   function errorTable(c) {

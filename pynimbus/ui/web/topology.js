@@ -25,11 +25,8 @@
       {key: "window", title: "Window", value: function (s) {
         return el("a", {href: "?id=" + encodeURIComponent(topologyId) + "&window=" +
                         encodeURIComponent(s.window)}, s.windowPretty);
-      }},
-      {key: "emitted", title: "Emitted", num: true},
-      {key: "transferred", title: "Transferred", num: true},
-      {key: "completeLatency", title: "Complete latency (ms)", num: true},
-      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true}],
+      }}
+    ].concat(UI.figures(["emitted", "transferred", "completeLatency", "acked", "failed"])),
       UI.byWindow(t.topologyStats));
   }
 
@@ -47,30 +44,20 @@
 
   function spoutTable(t) {
     return UI.table("spouts-table", [
-      {key: "spoutId", title: "Id", value: function (s) { return componentLink(s.spoutId); }},
-      {key: "executors", title: "Executors", num: true},
-      {key: "tasks", title: "Tasks", num: true},
-      {key: "emitted", title: "Emitted", num: true},
-      {key: "transferred", title: "Transferred", num: true},
-      {key: "completeLatency", title: "Complete latency (ms)", num: true},
-      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true},
-      {key: "lastError", title: "Last error", value: lastError}], t.spouts, "No spouts.");
+      {key: "spoutId", title: "Id", value: function (s) { return componentLink(s.spoutId); }}
+    ].concat(UI.figures(["executors", "tasks", "emitted", "transferred", "completeLatency",
+                         "acked", "failed"]),
+             [{key: "lastError", title: "Last error", value: lastError}]),
+      t.spouts, "No spouts.");
   }
 
   function boltTable(t) {
     return UI.table("bolts-table", [
-      {key: "boltId", title: "Id", value: function (b) { return componentLink(b.boltId); }},
-      {key: "executors", title: "Executors", num: true},
-      {key: "tasks", title: "Tasks", num: true},
-      {key: "emitted", title: "Emitted", num: true},
-      {key: "transferred", title: "Transferred", num: true},
-      {key: "capacity", title: "Capacity", num: true,
-       help: "Share of the last 10 minutes spent executing"},
-      {key: "executeLatency", title: "Execute latency (ms)", num: true},
-      {key: "executed", title: "Executed", num: true},
-      {key: "processLatency", title: "Process latency (ms)", num: true},
-      {key: "acked", title: "Acked", num: true}, {key: "failed", title: "Failed", num: true},
-      {key: "lastError", title: "Last error", value: lastError}], t.bolts, "No bolts.");
+      {key: "boltId", title: "Id", value: function (b) { return componentLink(b.boltId); }}
+    ].concat(UI.figures(["executors", "tasks", "emitted", "transferred", "capacity",
+                         "executeLatency", "executed", "processLatency", "acked", "failed"]),
+             [{key: "lastError", title: "Last error", value: lastError}]),
+      t.bolts, "No bolts.");
   }
 
   function workerTable(t) {
