@@ -16,6 +16,7 @@ import re
 import pytest
 from twisted.internet import defer, task
 
+from test_worker_eventlogger import context
 from pynimbus.common.metrics_consumer import DataPoint, IMetricsConsumer, TaskInfo
 from pynimbus.worker import executor, stats
 from pynimbus.worker.metrics import (
@@ -23,17 +24,6 @@ from pynimbus.worker.metrics import (
     MetricsTicker, WorkerMetrics, data_point_messages, expand_data_points, load_consumer_class,
     metric_name_filter, metrics_line)
 from pynimbus.worker.message_id import UNANCHORED
-from pynimbus.worker.receive_queue import ExecutorLoop
-
-
-def context(clock, transferred=None, **conf):
-    fields = dict.fromkeys(executor.WorkerContext._fields)
-    fields.update(reactor=clock, compat="1.x", storm_conf=conf, has_ackers=False,
-                  generate_id=lambda: 7, now_ms=lambda: int(clock.seconds() * 1000),
-                  throttled=lambda: False, loop=ExecutorLoop(clock.callLater, lambda: None),
-                  transfer=lambda *message: (transferred if transferred is not None
-                                             else []).append(message))
-    return executor.WorkerContext(**fields)
 
 
 def bolt(clock, transferred=None, task_ids=(2,)):

@@ -32,7 +32,7 @@ import time
 
 from twisted.internet import task
 
-from pynimbus.clojure_port.java_json import java_double_to_string
+from pynimbus.clojure_port.java_json import java_str
 from pynimbus.clojure_port.system_topology import EVENTLOGGER_STREAM_ID
 from pynimbus.worker.executor import Executor
 
@@ -74,22 +74,15 @@ class EventSampler(object):
 # -- the lines
 
 def java_text(value):
-    """``String.valueOf`` of a tuple value as a Java worker would hold it: ``null``, ``true``,
-    a ``Double`` or ``Long``, a ``List`` as ``[a, b]``, a ``Map`` as ``{k=v, ...}``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float):
-        return java_double_to_string(value)
+    """``String.valueOf`` of a tuple value as a Java worker would hold it: a ``List`` as
+    ``[a, b]``, a ``Map`` as ``{k=v, ...}``, a scalar as :func:`java_str` prints it (``null``,
+    ``true``, a ``Double``, a ``Long``)."""
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(java_text(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join("%s=%s" % (java_text(k), java_text(v))
                                for k, v in value.items()) + "}"
-    return str(value)
+    return java_str(value, "1.x")
 
 
 def java_date(ts_ms):

@@ -70,42 +70,52 @@ def _key_text(key):
     return "%s:%s" % key if isinstance(key, tuple) else str(key)
 
 
-class _CountsSinceLastRead(object):
-    """``MultiCountStatAndMetric.getValueAndReset`` over a ``{key: CountStat}``: each key's
-    count since the previous read (its total is the rotated ``all_time`` plus ``current``)."""
+class _SinceLastRead(object):
+    """``getValueAndReset`` of a ``Multi*StatAndMetric`` over ``{key: stat}``: each key's
+    ``since(totals now, totals at the previous read)``, ``totals(stat)`` what the stat holds
+    in all (rotated or not)."""
 
-    def __init__(self, key_to_stat):
+    def __init__(self, key_to_stat, totals, since):
         self.key_to_stat = key_to_stat
+        self.totals = totals
+        self.since = since
         self.last = {}
 
     def value_and_reset(self):
         ret = {}
         for key, stat in list(self.key_to_stat.items()):
-            total = stat.all_time + stat.current
-            name = _key_text(key)
-            ret[name] = ret.get(name, 0) + total - self.last.get(key, 0)
-            self.last[key] = total
+            now = self.totals(stat)
+            ret[_key_text(key)] = self.since(now, self.last.get(key, (0, 0)))
+            self.last[key] = now
         return ret
 
 
-class _LatenciesSinceLastRead(object):
-    """``MultiLatencyStatAndMetric.getValueAndReset`` over a ``{key: LatencyStat}``: each key's
-    mean latency (ms, a float) of the events since the previous read, 0.0 when none."""
+def _count_totals(stat):
+    return (stat.all_time + stat.current, 0)
 
-    def __init__(self, key_to_stat):
-        self.key_to_stat = key_to_stat
-        self.last = {}
 
-    def value_and_reset(self):
-        ret = {}
-        for key, stat in list(self.key_to_stat.items()):
-            lat = stat.all_time_lat + stat.current_lat
-            count = stat.all_time_count + stat.current_count
-            last_lat, last_count = self.last.get(key, (0, 0))
-            ret[_key_text(key)] = (float(lat - last_lat) / (count - last_count)
-                                   if count > last_count else 0.0)
-            self.last[key] = (lat, count)
-        return ret
+def _count_since(now, last):
+    """``MultiCountStatAndMetric``: the count since the previous read."""
+    return now[0] - last[0]
+
+
+def _latency_totals(stat):
+    return (stat.all_time_lat + stat.current_lat, stat.all_time_count + stat.current_count)
+
+
+def _latency_since(now, last):
+    """``MultiLatencyStatAndMetric``: the mean latency (ms, a float) of the events since the
+    previous read, 0.0 when none (``zeroIfNaNOrInf``)."""
+    count = now[1] - last[1]
+    return float(now[0] - last[0]) / count if count > 0 else 0.0
+
+
+def _counts_since_last_read(key_to_stat):
+    return _SinceLastRead(key_to_stat, _count_totals, _count_since)
+
+
+def _latencies_since_last_read(key_to_stat):
+    return _SinceLastRead(key_to_stat, _latency_totals, _latency_since)
 
 
 class QueueMetric(object):
@@ -123,21 +133,21 @@ class QueueMetric(object):
 
 
 def _spout_stat_maps(stats):
-    return [("__ack-count", _CountsSinceLastRead(stats.acked_counts)),
-            ("__complete-latency", _LatenciesSinceLastRead(stats.complete_latencies)),
-            ("__fail-count", _CountsSinceLastRead(stats.failed_counts)),
-            ("__emit-count", _CountsSinceLastRead(stats.emitted_counts)),
-            ("__transfer-count", _CountsSinceLastRead(stats.transferred_counts))]
+    return [("__ack-count", _counts_since_last_read(stats.acked_counts)),
+            ("__complete-latency", _latencies_since_last_read(stats.complete_latencies)),
+            ("__fail-count", _counts_since_last_read(stats.failed_counts)),
+            ("__emit-count", _counts_since_last_read(stats.emitted_counts)),
+            ("__transfer-count", _counts_since_last_read(stats.transferred_counts))]
 
 
 def _bolt_stat_maps(stats):
-    return [("__ack-count", _CountsSinceLastRead(stats.acked_counts)),
-            ("__process-latency", _LatenciesSinceLastRead(stats.process_latencies)),
-            ("__fail-count", _CountsSinceLastRead(stats.failed_counts)),
-            ("__execute-count", _CountsSinceLastRead(stats.executed_counts)),
-            ("__execute-latency", _LatenciesSinceLastRead(stats.execute_latencies)),
-            ("__emit-count", _CountsSinceLastRead(stats.emitted_counts)),
-            ("__transfer-count", _CountsSinceLastRead(stats.transferred_counts))]
+    return [("__ack-count", _counts_since_last_read(stats.acked_counts)),
+            ("__process-latency", _latencies_since_last_read(stats.process_latencies)),
+            ("__fail-count", _counts_since_last_read(stats.failed_counts)),
+            ("__execute-count", _counts_since_last_read(stats.executed_counts)),
+            ("__execute-latency", _latencies_since_last_read(stats.execute_latencies)),
+            ("__emit-count", _counts_since_last_read(stats.emitted_counts)),
+            ("__transfer-count", _counts_since_last_read(stats.transferred_counts))]
 
 
 class BuiltinMetrics(object):
