@@ -229,6 +229,12 @@ def cells(driver, table_id, column):
     return texts(driver, "#%s td[data-col='%s']" % (table_id, column))
 
 
+def worker_log_url(host, logviewer_port, storm_id, port):
+    """The logviewer's page of a worker's log, as Storm's UI links it."""
+    return "http://%s:%d/log?file=%s%%2F%d%%2Fworker.log" % (host, logviewer_port, storm_id,
+                                                             port)
+
+
 def number(value):
     return int(value.replace(",", "") or 0)
 
@@ -271,9 +277,9 @@ def test_cluster_page_lists_the_running_topology(dev, chrome):
 def test_topology_page_shows_components_counting_and_the_graph(dev, chrome):
     """The topology page lists the spout and bolt; the spout's emitted count is above 0 (the
     page refreshes itself as workers heartbeat their stats); the graph has one node per
-    component and the spout's stream into the counting bolt; the window and the system
-    components are chosen on the page."""
-    _nimbus, storm_id, _ = dev
+    component and the spout's stream into the counting bolt; the workers table has each
+    worker's log link; the window and the system components are chosen on the page."""
+    nimbus, storm_id, logviewer_port = dev
     open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
     assert text(chrome, "#topology-name") == "wordcount"
     assert cells(chrome, "spouts-table", "spoutId") == ["word_spout"]
@@ -292,6 +298,10 @@ def test_topology_page_shows_components_counting_and_the_graph(dev, chrome):
     assert list(zip(attributes(chrome, "#topology-graph .graph-edge", "data-from"),
                     attributes(chrome, "#topology-graph .graph-edge", "data-to"))) == [
         ("word_spout", "count_bolt")]
+    workers = thrift(nimbus, "getTopologyPageInfo", storm_id, ":all-time", False).workers
+    assert cells(chrome, "workers-table", "port") == [str(w.port) for w in workers]
+    assert attributes(chrome, "#workers-table td[data-col=workerLogLink] a", "href") == [
+        worker_log_url(w.host, logviewer_port, storm_id, w.port) for w in workers]
     click(chrome, "#window option[value='600']")
     browser.wait_for(chrome, lambda d: d.current_url.endswith("window=600")
                      and text(d, "#spouts-window") == "(10m 0s)", "the 10-minute window")
@@ -397,10 +407,11 @@ def test_component_page_shows_executors_and_worker_log_links(dev, chrome):
     assert sorted(cells(chrome, "executors-table", "id")) == sorted(
         "[%d-%d]" % (e.exec_summary.executor_info.task_start,
                      e.exec_summary.executor_info.task_end) for e in page.exec_stats)
+    assert sorted(cells(chrome, "executors-table", "port")) == sorted(
+        str(e.exec_summary.port) for e in page.exec_stats)
     links = attributes(chrome, "#executors-table td[data-col=workerLogLink] a", "href")
-    expected = {"http://%s:%d/log?file=%s%%2F%d%%2Fworker.log" % (
-        e.exec_summary.host, logviewer_port, storm_id, e.exec_summary.port)
-        for e in page.exec_stats}
+    expected = {worker_log_url(e.exec_summary.host, logviewer_port, storm_id,
+                               e.exec_summary.port) for e in page.exec_stats}
     assert links and set(links) == expected
     browser.screenshot(chrome, "component")
     assert_no_script_errors(chrome)

@@ -119,8 +119,13 @@ var UI = (function () {
     completeLatency: "Complete latency (ms)", capacity: "Capacity",
     executeLatency: "Execute latency (ms)", executed: "Executed",
     processLatency: "Process latency (ms)", acked: "Acked", failed: "Failed",
-    port: "Port", executorsTotal: "Executors"
+    executorsTotal: "Executors"
   };
+
+  /* A port column: a number, but not a quantity (no digit grouping). */
+  var PORT = {key: "port", title: "Port", num: true, value: function (row) {
+    return row.port === undefined || row.port === null ? "" : String(row.port);
+  }};
 
   /* Number columns for `keys` (names of FIGURES), for table(). */
   function figures(keys) {
@@ -326,7 +331,7 @@ var UI = (function () {
   return {
     api: api, post: post, setAntiForgeryToken: setAntiForgeryToken, el: el, logLink: logLink,
     fmt: fmt, fmtTime: fmtTime, table: table, figures: figures, facts: facts,
-    configuration: configuration,
+    PORT: PORT, configuration: configuration,
     fill: fill, showError: showError,
     params: params, statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow,
     showSys: showSys, controls: controls, loader: loader, confirm: confirm, notice: notice,

@@ -17,7 +17,7 @@
 
   function nimbusTable(body) {
     return UI.table("nimbus-table", [
-      {key: "host", title: "Host"}, {key: "port", title: "Port", num: true},
+      {key: "host", title: "Host"}, UI.PORT,
       {key: "status", title: "Status"}, {key: "version", title: "Version"},
       {key: "nimbusUpTime", title: "Uptime"},
       {key: "nimbusLogLink", title: "Log", value: function (n) {

@@ -56,8 +56,9 @@
 
   function executorTable(c) {
     return UI.table("executors-table", [
-      {key: "id", title: "Id"}, {key: "uptime", title: "Uptime"}, {key: "host", title: "Host"}
-    ].concat(UI.figures(["port"].concat(figureKeys(c))), [
+      {key: "id", title: "Id"}, {key: "uptime", title: "Uptime"}, {key: "host", title: "Host"},
+      UI.PORT
+    ].concat(UI.figures(figureKeys(c)), [
       {key: "workerLogLink", title: "Log", value: function (e) {
         return UI.logLink(e.workerLogLink, "worker.log");
       }}]), c.executorStats || [], "No executors.");

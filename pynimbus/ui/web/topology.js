@@ -62,7 +62,7 @@
 
   function workerTable(t) {
     return UI.table("workers-table", [
-      {key: "host", title: "Host"}, {key: "port", title: "Port", num: true},
+      {key: "host", title: "Host"}, UI.PORT,
       {key: "uptime", title: "Uptime"},
       {key: "executorsTotal", title: "Executors", num: true},
       {key: "components", title: "Components", value: function (w) {
