@@ -27,10 +27,8 @@ import os
 import pathlib
 import random
 import shutil
-import statistics
 import sys
 import tempfile
-import threading
 import time
 from urllib.parse import quote
 
@@ -38,8 +36,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(REPO_ROOT)
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests"))
 
+from bench_ui import load, rss_kib  # noqa: E402
 from compat import storm_logviewer  # noqa: E402
-from logviewer_process import LogviewerProcess, http_get  # noqa: E402
+from logviewer_process import LogviewerProcess  # noqa: E402
 from nimbus_process import LOOPBACK  # noqa: E402
 
 NEEDLE = "java.lang.RuntimeException: bench needle"
@@ -99,52 +98,6 @@ def write_logs(root, topologies, ports, file_mb, every):
     return ids, written
 
 
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return None
-
-
-def load(port, path, clients, warmup, window):
-    """``(requests/s, p50 ms, p99 ms, errors)`` of ``clients`` threads GETting ``path``."""
-    stopping = threading.Event()
-    lock = threading.Lock()
-    samples, errors = [], [0]
-
-    def client():
-        while not stopping.is_set():
-            started = time.monotonic()
-            try:
-                status, _headers, _body = http_get(LOOPBACK, port, path)
-            except OSError:
-                status = None
-            ended = time.monotonic()
-            with lock:
-                if status != 200:
-                    errors[0] += 1
-                else:
-                    samples.append((ended, ended - started))
-
-    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    time.sleep(warmup)
-    start = time.monotonic()
-    time.sleep(window)
-    end = time.monotonic()
-    stopping.set()
-    for thread in threads:
-        thread.join(120)
-    with lock:
-        latencies = sorted(lat for t, lat in samples if start <= t < end)
-    if not latencies:
-        return 0.0, None, None, errors[0]
-    return (len(latencies) / (end - start), statistics.median(latencies) * 1000,
-            latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000, errors[0])
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--topologies", type=int, default=4)
@@ -173,7 +126,7 @@ def main(argv=None):
         ours = LogviewerProcess(tmp, log_dir, options=conf)
         stack.callback(ours.stop)
         ours.wait_serving()
-        sides = [("pynimbus", ours.port, ours.process.pid)]
+        sides = [("pynimbus", "http://%s:%d" % (LOOPBACK, ours.port), ours.process.pid)]
         if reason:
             print("storm: skipped: %s" % reason)
         else:
@@ -181,7 +134,7 @@ def main(argv=None):
                 log_dir, conf={"storm.local.hostname": "localhost",
                                "supervisor.slots.ports": list(range(6700, 6700 + args.ports))},
                 heap="-Xmx128m"))
-            sides.append(("storm", theirs.port, theirs.process.pid))
+            sides.append(("storm", theirs.base_url, theirs.process.pid))
         needle = quote(NEEDLE, safe="")
         paths = [("search", "/search/%s%%2F6700%%2Fworker.log?search-string=%s&num-matches=10"
                   % (ids[0], needle)),
@@ -189,8 +142,8 @@ def main(argv=None):
                   % (ids[-1], needle))]
         results = {}
         for label, path in paths:
-            for side, port, pid in sides:
-                rate, p50, p99, errors = load(port, path, args.clients, args.warmup,
+            for side, base_url, pid in sides:
+                rate, p50, p99, errors = load(base_url, path, args.clients, args.warmup,
                                               args.window)
                 rss = rss_kib(pid)
                 results[(label, side)] = (rate, p50 or 0, p99 or 0, rss)

@@ -4,17 +4,16 @@ import http.client
 import json
 import subprocess
 import sys
-import time
-
-import pytest
 
 from nimbus_process import LOOPBACK, free_port
 from pynimbus_path import child_env
+from ui_process import UIProcess
 
 
-class LogviewerProcess(object):
+class LogviewerProcess(UIProcess):
     """``python -m pynimbus.cli logviewer`` on a free loopback port with
-    ``storm.local.dir`` and ``storm.log.dir`` under ``tmp_path``, with ``-c`` ``options``."""
+    ``storm.local.dir`` and ``storm.log.dir`` under ``tmp_path``, with ``-c`` ``options``
+    (waited for, its log read and stopped as :class:`UIProcess` does)."""
 
     def __init__(self, tmp_path, log_dir, options=()):
         self.port = free_port()
@@ -38,30 +37,6 @@ class LogviewerProcess(object):
         status, _headers, body = self.get(path, headers)
         assert status == 200, body
         return json.loads(body)
-
-    def wait_serving(self, timeout=30.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, self.log_text()
-            try:
-                self.get("/nothing")
-                return
-            except OSError:
-                time.sleep(0.02)  # not listening yet: the port answering is the condition
-        pytest.fail("pynimbus logviewer did not serve:\n" + self.log_text())
-
-    def log_text(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-        self.log.close()
 
 
 def http_get(host, port, path, headers=None):

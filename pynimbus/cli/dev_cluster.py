@@ -77,7 +77,7 @@ def check_slot_ports(conf):
                                             listed=True))
 
 
-def started_message(conf, nimbus_port, drpc_ports=None, ui_port=None):
+def started_message(conf, nimbus_port, drpc_ports=None, ui_port=None, logviewer_port=None):
     """What dev tells a developer once it runs: where things are, how to look at them."""
     ports = sorted(int(p) for p in conf.get("supervisor.slots.ports") or ())
     log_dir = storm_log_dir(conf)
@@ -93,6 +93,10 @@ def started_message(conf, nimbus_port, drpc_ports=None, ui_port=None):
     if ui_port is not None:
         lines.append("  Storm's UI REST API:           http://%s:%d/api/v1/topology/summary"
                      % (conf.get("pynimbus.ui.bind.address") or conf.get("ui.host"), ui_port))
+    if logviewer_port is not None:
+        lines.append("  worker logs in the logviewer:  http://%s:%d/listLogs"
+                     % (conf.get("pynimbus.logviewer.bind.address") or "localhost",
+                        logviewer_port))
     return "\n".join(lines + [
         "  with Storm's own UI:           nimbus.seeds: [\"localhost\"] in its storm.yaml",
         "  worker logs:                   %s" % logs,
@@ -132,7 +136,9 @@ class DevNimbusDaemon(NimbusDaemon):
             yield self.supervisor.start()
             log.info("%s", started_message(
                 self.conf, self.bound_port, self.drpc.ports if self.drpc else None,
-                self.ui.port.getHost().port if self.ui else None))
+                self.ui.port.getHost().port if self.ui else None,
+                self.logviewer.port.getHost().port if self.logviewer and self.logviewer.port
+                else None))
         else:
             self.notice_if_no_supervisor()
         return started
