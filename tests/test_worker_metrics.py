@@ -77,10 +77,15 @@ def test_spout_metrics_are_by_stream_with_the_complete_latency():
         stats.ExecutorStatsCollector("spout", clock.seconds, 1.0),
         host_factory=None, on_child_died=None)
     spout.stats.acked("default", 30)
-    points = dict(BuiltinMetrics(spout, 1024).data_points())
+    metrics = BuiltinMetrics(spout, 1024)
+    spout._ask_next(1)  # inactive: the loop asks for nothing
+    points = dict(metrics.data_points())
     assert points["__ack-count"] == {"default": 1}
     assert points["__complete-latency"] == {"default": 30.0}
     assert "__execute-count" not in points and "__process-latency" not in points
+    assert (points["__skipped-inactive"], points["__skipped-throttle"],
+            points["__skipped-max-spout"]) == (1, 0, 0)
+    assert dict(metrics.data_points())["__skipped-inactive"] == 0
 
 
 def test_the_sampled_counts_stand_for_rate_events():

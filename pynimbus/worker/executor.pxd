@@ -59,6 +59,7 @@ cdef class SpoutExecutor(HostedExecutor):
     cdef public SpoutPending pending
     cdef public object active, ready, _in_flight, _queued, _nexts, _next_window, _rest_until, _next_call
     cdef public Py_ssize_t pipeline, _nexts_total
+    cdef public object skipped_inactive, skipped_throttle, skipped_max_spout
     cdef public bint _starting
     cpdef _call_back(self, callbacks)
     cpdef _exchange(self, task_id, command, message_id=*)

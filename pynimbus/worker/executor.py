@@ -491,6 +491,11 @@ class SpoutExecutor(HostedExecutor):
         self._rest_until = {task_id: 0.0 for task_id in self.task_ids}
         self._next_call = None
         self._starting = False  # exchanges are being started (a sync within waits for it)
+        # times the loop asked for no tuple, by reason (builtin_metrics.clj's spout throttling
+        # counts, each time adding the stats' rate as upstream does)
+        self.skipped_inactive = 0
+        self.skipped_throttle = 0
+        self.skipped_max_spout = 0
 
     def hosts_launched(self):
         self.pipeline = min(host.pipelined_exchanges for host in self.hosts.values())
@@ -617,9 +622,11 @@ class SpoutExecutor(HostedExecutor):
         has room (at most ``NEXT_TUPLE_BATCH`` in this call); False when no task may be asked
         (inactive, at max spout pending, or throttled: then asked again a moment later)."""
         if not self.active:
+            self.skipped_inactive += self.stats.rate
             return False
         throttled = self.context.throttled
         if throttled():
+            self.skipped_throttle += self.stats.rate
             self._schedule_next(SPOUT_IDLE_WAIT_SECS)
             return False
         if self._rest_until[task_id]:
@@ -640,11 +647,13 @@ class SpoutExecutor(HostedExecutor):
                         or len(in_flight) >= self.pipeline):
                     return True  # the syncs under way ask again
                 if not self._room_for_a_next():
+                    self.skipped_max_spout += self.stats.rate
                     return False
                 if asked == NEXT_TUPLE_BATCH:
                     self._schedule_next(0)  # the rest on a later turn
                     return True
                 if asked and throttled():
+                    self.skipped_throttle += self.stats.rate
                     self._schedule_next(SPOUT_IDLE_WAIT_SECS)
                     return False
                 asked += 1

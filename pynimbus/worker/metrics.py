@@ -8,7 +8,10 @@ Ports of Storm 1.2.4:
   :class:`BuiltinMetrics` reads an executor's statistics (:mod:`pynimbus.worker.stats`) as
   counts and mean latencies *since the last read*, by stream (spouts) or by
   ``component:stream`` of the input (bolts), without touching the hot path: it keeps the
-  totals it saw last;
+  totals it saw last.  A spout's ``__skipped-max-spout``, ``__skipped-throttle`` and
+  ``__skipped-inactive`` count the times its loop asked for no tuple for that reason
+  (adding the stats' rate each time, as upstream); the loop here is driven by events, not a
+  spin with a wait strategy, so they grow much more slowly than a Java spout's;
 * ``metric/SystemBolt.java``: :class:`WorkerMetrics`, the worker-level metrics its
   ``__system`` task (-1) sends;
 * executor.clj ``setup-metrics!`` and ``metrics-tick``: :class:`MetricsTicker` sends, every
@@ -132,6 +135,21 @@ class QueueMetric(object):
                 "tuple_population": population}
 
 
+class _SkippedSinceLastRead(object):
+    """A spout throttling ``CountMetric`` (``__skipped-*``): how much the executor's counter
+    ``attribute`` grew since the previous read."""
+
+    def __init__(self, executor, attribute):
+        self.executor = executor
+        self.attribute = attribute
+        self.last = 0
+
+    def value_and_reset(self):
+        now = getattr(self.executor, self.attribute)
+        ret, self.last = now - self.last, now
+        return ret
+
+
 def _spout_stat_maps(stats):
     return [("__ack-count", _counts_since_last_read(stats.acked_counts)),
             ("__complete-latency", _latencies_since_last_read(stats.complete_latencies)),
@@ -160,6 +178,11 @@ class BuiltinMetrics(object):
     def __init__(self, executor, send_buffer_size):
         stats = executor.stats
         pairs = (_spout_stat_maps(stats) if executor.is_spout else _bolt_stat_maps(stats))
+        if executor.is_spout and hasattr(executor, "skipped_inactive"):
+            pairs.extend(("__" + attribute.replace("_", "-"),
+                          _SkippedSinceLastRead(executor, attribute))
+                         for attribute in ("skipped_max_spout", "skipped_throttle",
+                                           "skipped_inactive"))
         queue = executor.queue
         # emits route at once: nothing ever waits in a send queue here
         pairs.append(("__sendqueue", QueueMetric(send_buffer_size, lambda: 0)))

@@ -45,8 +45,6 @@ EVENT = re.compile(r"^(\w{3} \w{3} \d\d \d\d:\d\d:\d\d \S+ \d{4}),([^,]+),(-?\d+
                    r"\[(.*)\]$")
 METRIC = re.compile(r"^(\d+)\t *(\S+):(\d+) *\t *(-?\d+):(\S+) *\t(.{23})\t(.*)$")
 CONSUMER_LOGGER = "o.a.s.m.LoggingMetricsConsumer - "
-# 1.2.4's spout throttling metrics, which the Python worker does not count
-SPOUT_THROTTLING = {"__skipped-max-spout", "__skipped-throttle", "__skipped-inactive"}
 
 
 OPTIONS = {"topology.eventlogger.executors": 1,
@@ -153,9 +151,7 @@ def our_builtin_names(is_spout):
 
 
 def test_the_builtin_metric_names_are_the_java_workers(java_lines):
-    """A bolt sends the same built-in metrics as a Java bolt; a spout the same but 1.2.4's
-    spout throttling counts."""
+    """A bolt and a spout send the same built-in metrics as a Java bolt and spout."""
     _, messages = java_lines
     assert names_sent(messages, "split") == our_builtin_names(False)
-    assert names_sent(messages, "spout") - our_builtin_names(True) <= SPOUT_THROTTLING
-    assert our_builtin_names(True) <= names_sent(messages, "spout")
+    assert names_sent(messages, "spout") == our_builtin_names(True)
