@@ -425,6 +425,42 @@ def test_component_page_shows_executors_and_worker_log_links(dev, chrome):
     browser.script_errors(chrome)  # drained: the logviewer's page is not the web UI's
 
 
+def report_error(nimbus, storm_id, component_id, host, port, error):
+    """Report a component's error in dev's store, as a worker's executor reports one."""
+    from pynimbus.cluster import StormClusterState, make_backend
+    from pynimbus.common.config import default_config
+
+    conf = dict(default_config(), **{"storm.local.dir": nimbus.local_dir})
+    backend = make_backend(conf)
+    try:
+        StormClusterState(backend).report_error(storm_id, component_id, host, port, error)
+    finally:
+        backend.close()
+
+
+def test_a_components_errors_show_with_their_time_and_worker_log(dev, chrome):
+    """An error the counting bolt reports shows as the bolt's last error on the topology
+    page, and on its component page with its time, its worker (linking to the worker's log)
+    and its whole text, as text."""
+    nimbus, storm_id, logviewer_port = dev
+    [worker] = thrift(nimbus, "getTopologyPageInfo", storm_id, ":all-time", False).workers
+    error = "java.lang.RuntimeException: <b>no markup</b> here\n\tat count_bolt.process"
+    report_error(nimbus, storm_id, "count_bolt", worker.host, worker.port, error)
+    open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
+    browser.wait_for(chrome, lambda d: cells(d, "bolts-table", "lastError") == [
+        "java.lang.RuntimeException: <b>no markup</b> here %s:%d" % (worker.host, worker.port)],
+        "the bolt's last error", timeout=30)
+    open_page(chrome, page_url(dev, "component.html?topology_id=%s&id=count_bolt" % storm_id))
+    assert cells(chrome, "errors-table", "error") == [error]
+    assert cells(chrome, "errors-table", "errorHost") == ["%s:%d" % (worker.host, worker.port)]
+    assert attributes(chrome, "#errors-table td[data-col=errorHost] a", "href") == [
+        worker_log_url(worker.host, logviewer_port, storm_id, worker.port)]
+    assert cells(chrome, "errors-table", "errorTime")[0]  # a date, in the browser's zone
+    assert not texts(chrome, "#errors-table b")
+    browser.screenshot(chrome, "component-errors")
+    assert_no_script_errors(chrome)
+
+
 def test_an_api_error_is_shown_to_the_user(dev, chrome):
     """A topology Nimbus does not know: the page shows the API's error and Nimbus's
     message."""
