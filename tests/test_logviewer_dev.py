@@ -1,7 +1,10 @@
 """``pynimbus dev`` with its logviewer: a running topology's worker log is served at the
-link Storm's UI builds (the dev UI's ``workerLogLink``), and searching it finds its lines."""
+link Storm's UI builds (the dev UI's ``workerLogLink``), and searching it finds its lines; the
+supervisor's ``worker.yaml`` names the live worker, whose logs a cleanup round keeps.  And
+``pynimbus supervisor`` serves its workers' logs in its own process."""
 
 import json
+import os
 import time
 from urllib.parse import quote, urlsplit
 
@@ -10,6 +13,8 @@ import pytest
 from logviewer_process import http_get
 from nimbus_process import NimbusProcess, free_port
 from pynimbus.generated.storm.ttypes import KillOptions
+from pynimbus.logviewer import cleanup
+from supervisor_process import SupervisorProcess
 from test_ui_server import submit_quickstart, thrift
 
 
@@ -69,3 +74,66 @@ def test_the_uis_worker_log_link_serves_the_log_and_search_finds_it(dev, tmp_pat
         assert text[match["byteOffset"]:].startswith(wanted.encode("utf-8"))
     finally:
         thrift(dev, "killTopologyWithOpts", "logged", KillOptions(wait_secs=0))
+
+
+def test_worker_yaml_names_the_live_worker_and_cleanup_keeps_its_logs(dev, tmp_path):
+    """The supervisor writes Storm's ``worker.yaml`` (worker id, submitter, log users); the
+    worker's heartbeat makes it alive, so a cleanup round that finds every directory old
+    (age 0) removes the dead worker's directory and keeps the live one."""
+    storm_id = submit_quickstart(dev, tmp_path, "kept")
+    root = os.path.join(dev.local_dir, "logs", "workers-artifacts")
+    try:
+        [port] = os.listdir(os.path.join(root, storm_id))
+        metadata = os.path.join(root, storm_id, port, "worker.yaml")
+        conf = {"storm.local.dir": dev.local_dir, "supervisor.worker.timeout.secs": 30,
+                "logviewer.cleanup.age.mins": 0,
+                "logviewer.max.sum.worker.logs.size.mb": 4096,
+                "logviewer.max.per.worker.logs.size.mb": 2048}
+        deadline = time.monotonic() + 60
+        while True:
+            data = cleanup.read_yaml(metadata) or {}
+            beats = cleanup.read_heartbeat_times(conf)
+            if data.get("worker-id") and beats.get(data["worker-id"]):
+                break
+            assert time.monotonic() < deadline, (data, beats)
+            time.sleep(0.2)  # the worker's first LocalState heartbeat is the condition
+        assert data["logs.users"] == [] and data["logs.groups"] == []
+        assert "topology.submitter.user" in data
+        dead = os.path.join(root, "gone-1-1", "6799")
+        os.makedirs(dead)
+        with open(os.path.join(dead, "worker.log"), "w") as f:
+            f.write("an old worker\n")
+        old = time.time() - 60
+        os.utime(os.path.join(dead, "worker.log"), (old, old))
+        os.utime(dead, (old, old))
+        removed, _deleted = cleanup.cleanup_fn(conf, root, time.time())
+        # (a killed topology's worker, of another test here, is dead too)
+        assert dead in removed and not os.path.exists(os.path.dirname(dead))
+        assert os.path.join(root, storm_id, port) not in removed
+        assert os.path.exists(os.path.join(root, storm_id, port, "worker.log"))
+    finally:
+        thrift(dev, "killTopologyWithOpts", "kept", KillOptions(wait_secs=0))
+
+
+def test_pynimbus_supervisor_serves_its_logs(dev, tmp_path):
+    """``pynimbus supervisor`` with ``pynimbus.supervisor.logviewer`` runs a logviewer in its
+    process, on its own log directory."""
+    port = free_port()
+    supervisor = SupervisorProcess(tmp_path / "sup", dev.local_dir, dev.port, options=[
+        "pynimbus.supervisor.logviewer=true", "logviewer.port=%d" % port,
+        "pynimbus.logviewer.bind.address=127.0.0.1"])
+    supervisor.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, _headers, body = http_get("127.0.0.1", port,
+                                                  "/daemonlog?file=supervisor.log")
+                break
+            except OSError:
+                assert supervisor.process.poll() is None
+                assert time.monotonic() < deadline, "the supervisor's logviewer never served"
+                time.sleep(0.1)  # listening is the condition
+        assert status == 200 and b"supervisor.log - Storm Log Viewer" in body
+    finally:
+        supervisor.stop()
