@@ -242,11 +242,12 @@ var UI = (function () {
     return "?window=" + encodeURIComponent(windowParam()) + "&sys=" + showSys();
   }
 
-  /* The toolbar's controls: the stats window (pages that have one), system components, and
-   * auto-refresh.  `reload` is called when one changes. */
-  function controls(reload, withWindow) {
+  /* The toolbar's controls: on a topology's pages (`ofTopology`) the stats window and
+   * whether system components show; everywhere auto-refresh.  `reload` is called when one
+   * changes. */
+  function controls(reload, ofTopology) {
     var bar = document.getElementById("controls");
-    if (withWindow) {
+    if (ofTopology) {
       var select = el("select", {id: "window", onchange: function () {
         setParam("window", select.value);
         reload();
@@ -254,13 +255,13 @@ var UI = (function () {
         return el("option", {value: w[0], selected: w[0] === windowParam()}, w[1]);
       }));
       append(bar, el("label", null, "Window ", select));
+      var sys = el("input", {type: "checkbox", id: "show-sys", checked: showSys(),
+                             onchange: function () {
+                               window.localStorage.setItem("pynimbus.ui.sys", sys.checked);
+                               reload();
+                             }});
+      append(bar, el("label", null, sys, " System components"));
     }
-    var sys = el("input", {type: "checkbox", id: "show-sys", checked: showSys(),
-                           onchange: function () {
-                             window.localStorage.setItem("pynimbus.ui.sys", sys.checked);
-                             reload();
-                           }});
-    append(bar, el("label", null, sys, " System components"));
     var auto = el("input", {type: "checkbox", id: "auto-refresh",
                             checked: window.localStorage.getItem("pynimbus.ui.refresh") !==
                               "false",
