@@ -30,6 +30,7 @@ def write_logs(log_dir):
     os.utime(str(port_dir / "worker.log.2.gz"), (1_500_000_000, 1_500_000_000))
     (port_dir / "worker.yaml").write_text(yaml.safe_dump(
         {"worker-id": "w-1", "logs.users": ["alice"], "logs.groups": []}))
+    (port_dir / "heap.bin").write_bytes(b"a heap dump")
     (log_dir / "nimbus.log").write_bytes(b"nimbus started\nneedle in nimbus\n")
     (log_dir.parent / "secret.txt").write_bytes(b"top secret\n")
     os.symlink(str(log_dir.parent / "secret.txt"), str(port_dir / "worker.log.out"))
@@ -95,6 +96,20 @@ def test_download_daemonlog_and_daemondownload(served):
     assert status == 200 and b"needle in nimbus" in body
     status, _, body = viewer.get("/daemondownload/nimbus.log")
     assert status == 200 and body == b"nimbus started\nneedle in nimbus\n"
+    status, _, body = viewer.get("/api/v1/daemondownload?file=nimbus.log")
+    assert status == 200 and body == b"nimbus started\nneedle in nimbus\n"
+
+
+def test_profiler_dumps_are_listed_and_served(served):
+    """``/dumps/<topology>/<host:port>`` lists the worker's ``.txt``/``.jfr``/``.bin`` files
+    and serves each."""
+    viewer, _ = served
+    status, _, body = viewer.get("/dumps/%s/localhost:6700" % TOPOLOGY)
+    assert status == 200 and b'href="/dumps/%s/localhost:6700/heap.bin"' % TOPOLOGY.encode() \
+        in body and b"worker.log" not in body
+    status, _, body = viewer.get("/dumps/%s/localhost:6700/heap.bin" % TOPOLOGY)
+    assert status == 200 and body == b"a heap dump"
+    assert viewer.get("/dumps/%s/localhost:6799" % TOPOLOGY)[0] == 404
 
 
 def test_search_answers_storms_json(served):
@@ -162,7 +177,7 @@ def test_deep_search_across_ports_and_archives(served):
 def test_list_logs_and_search_logs(served):
     viewer, _ = served
     names = [TOPOLOGY + "/6700/" + n for n in
-             ("worker.log", "worker.log.1", "worker.log.2.gz", "worker.yaml")]
+             ("heap.bin", "worker.log", "worker.log.1", "worker.log.2.gz", "worker.yaml")]
     assert viewer.json("/listLogs") == names
     assert viewer.json("/listLogs?topoId=%s&port=6700" % TOPOLOGY) == names
     assert viewer.json("/searchLogs?port=6700") == names

@@ -26,7 +26,6 @@ from urllib.parse import unquote
 
 from twisted.internet import defer, task, threads
 from twisted.internet.error import CannotListenError
-from twisted.protocols.basic import FileSender
 from twisted.web import resource, server
 
 from pynimbus.common.ports import PortInUse, port_in_use_message
@@ -136,25 +135,10 @@ class LogviewerResource(resource.Resource):
             return
         self.send_file(answer.file, request, finished)
 
-    @staticmethod
-    def send_file(path, request, finished):
-        try:
-            f = open(path, "rb")
-        except OSError:
-            request.setResponseCode(404)
-            request.write(b"Page not found")
-            request.finish()
-            return
+    def send_file(self, path, request, finished):
         request.setHeader(b"content-disposition", b"attachment")
-        d = FileSender().beginFileTransfer(f, request)
-
-        def done(result):
-            f.close()
-            if not finished:
-                request.finish()
-            return None
-
-        d.addBoth(done)
+        request.registerProducer(FileProducer(path, request, finished, self.run_blocking),
+                                 False)
 
     @staticmethod
     def fail(failure, request, finished):
@@ -165,6 +149,63 @@ class LogviewerResource(resource.Resource):
         request.setHeader(b"content-type", b"text/html;charset=utf-8")
         request.write(b"Server Error")
         request.finish()
+
+
+class FileProducer(object):
+    """Sends a file to a request, each chunk read in a thread when the connection wants more
+    (a pull producer): the reactor never reads the disk, and a slow client holds at most a
+    chunk in memory."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, path, request, finished, run_blocking):
+        self.path = path
+        self.request = request
+        self.finished = finished
+        self.run_blocking = run_blocking
+        self.file = None
+
+    def read_chunk(self):
+        if self.file is None:
+            self.file = open(self.path, "rb")
+        return self.file.read(self.CHUNK)
+
+    reading = False
+
+    def resumeProducing(self):
+        if self.reading:  # one read at a time, so that chunks go out in order
+            return
+        self.reading = True
+        d = self.run_blocking(self.read_chunk)
+        d.addCallbacks(self.send, self.failed)
+
+    def send(self, chunk):
+        self.reading = False
+        if self.finished:
+            self.close()
+        elif chunk:
+            self.request.write(chunk)
+        else:
+            self.done()
+
+    def failed(self, failure):
+        self.reading = False
+        log.warning("sending %s stopped: %s", self.path, failure.getErrorMessage())
+        self.done()
+
+    def done(self):
+        self.close()
+        if not self.finished:
+            self.request.unregisterProducer()
+            self.request.finish()
+
+    def close(self):
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+    def stopProducing(self):
+        self.close()
 
 
 class QuietSite(server.Site):
