@@ -197,3 +197,16 @@ def test_symlinks_are_served_only_when_they_stay_in_the_root(tmp_path):
     # listed by the canonical name, as Storm's get-topo-port-workerlog names it; the link
     # out of the root not at all
     assert listing.list_log_files(str(root)) == ["t/6700/worker.log", "t/6700/worker.log"]
+
+
+@pytest.mark.parametrize("name", ["answers", "authorization", "cleanup", "files", "listing",
+                                  "pages", "paths", "search"])
+def test_the_logic_modules_import_no_twisted(name):
+    """Only the server is Twisted: the answers, checks, search, paging and cleanup choices
+    are plain functions the server calls in threads."""
+    import importlib
+
+    from purity import imported_modules
+
+    module = importlib.import_module("pynimbus.logviewer." + name)
+    assert not {m for m in imported_modules(module) if m.split(".")[0] in ("twisted", "kazoo")}
