@@ -5,17 +5,19 @@ Ports of 1.2.4 ``ui/core.clj``: ``sanitize-stream-name``, ``sanitize-transferred
 ``visualization-data`` (behind ``mk-visualization-data``, the ``/visualization`` answer),
 ``stream-boxes`` (``build-visualization``, ``/visualization-init``),
 ``merge-executor-stats`` and its helpers (``topology-metrics-page``, ``/metrics``), and
-``TopologySpoutLag.lag`` (``/lag``).  Each takes the Thrift values the UI fetched
-(the system topology from ``getTopology``, ``TopologyInfo`` from ``getTopologyInfoWithOpts``)
-and gives the JSON value Storm's UI writes: its maps keyed by Clojure keywords print their
-keys with the colon (``":type"``), as json-simple writes them.
+``TopologySpoutLag.lag`` (``/lag``); and of 2.8.8 ``UIHelpers``' graph (``sanitizeStreamName``,
+``getVisualizationData``, ``getBuildVisualization``), the ``_2x`` functions.  Each takes the
+Thrift values the UI fetched (the system topology from ``getTopology``, ``TopologyInfo`` from
+``getTopologyInfoWithOpts``) and gives the JSON value Storm's UI writes: its maps keyed by
+Clojure keywords print their keys with the colon (``":type"``), as json-simple writes them.
 """
 
 import json
 import re
 
 from pynimbus.clojure_port.executor_stats import (
-    bolt_streams_stats, compute_bolt_capacity, include_sys_fn, spout_streams_stats)
+    bolt_streams_stats, compute_bolt_capacity, compute_executor_capacity, include_sys_fn,
+    spout_streams_stats)
 from pynimbus.clojure_port.java_hash_map import java_hash_map_order, thrift_map_order
 from pynimbus.clojure_port.java_json import java_double_to_string
 from pynimbus.clojure_port.java_order import (
@@ -161,6 +163,101 @@ def build_visualization(topology, executors, window, include_sys, storm_id):
     """``build-visualization``: ``{"visualizationTable": [rows]}``."""
     return {"visualizationTable": stream_boxes(
         visualization_data(topology, executors, window, include_sys, storm_id))}
+
+
+# -- the graph as 2.8.8's UIHelpers draws it
+
+# 2.8.8's ``sanitizeStreamName``: every character but these (and a line end, which Java's
+# ``.`` does not match) becomes "_"
+_UNSAFE_STREAM_CHAR_2X = re.compile("(?![A-Za-z_\\-.])[^\n\r\u0085\u2028\u2029]")
+
+
+def sanitize_stream_name_2x(name):
+    """2.8.8 ``UIHelpers.sanitizeStreamName``: unsafe characters (digits and ``:`` among
+    them) as ``_``, and ``_s`` before a name that does not start with a letter; no hash."""
+    safe = _UNSAFE_STREAM_CHAR_2X.sub("_", name)
+    return safe if name[:1].isalpha() else "_s" + safe
+
+
+def grouping_field_name(grouping):
+    """``Grouping.getSetField().getFieldName()``: the set field's Thrift name."""
+    for spec in grouping.thrift_spec:
+        if spec is not None and getattr(grouping, spec[2]) is not None:
+            return spec[2]
+    return None
+
+
+def component_inputs_2x(spec):
+    """``getInputMap`` of each input, in the order of the decoded Java ``HashMap``."""
+    inputs = spec.common.inputs or {}
+    order = java_hash_map_order(list(inputs), global_stream_id_hash, 2 * len(inputs))
+    return [{":component": g.componentId, ":stream": g.streamId,
+             ":sani-stream": sanitize_stream_name_2x(g.streamId),
+             ":grouping": grouping_field_name(inputs[g])} for g in order]
+
+
+def executor_graph_stats_2x(summary):
+    """``getStatMapFromExecutorSummary``."""
+    stats = summary.stats
+    transferred = None
+    if stats is not None:
+        transferred = {window: {sanitize_stream_name_2x(s): n for s, n in streams.items()}
+                       for window, streams in (stats.transferred or {}).items()}
+    return {":host": summary.host, ":port": summary.port, ":uptime_secs": summary.uptime_secs,
+            ":transferred": transferred}
+
+
+def visualization_data_2x(topology, executors, window, include_sys, storm_id):
+    """2.8.8 ``UIHelpers.getVisualizationData``: ``{component id: {":type", ":capacity",
+    ":latency", ":transferred", ":stats", ":link", ":inputs"}}`` of the components that have
+    executors; system bolts only with ``sys``."""
+    window = window or ALL_TIME
+    spout_summaries, bolt_summaries = split_by_type(topology, executors, include_sys)
+    data = {}
+    for component_id, spec in (topology.spouts or {}).items():
+        summaries = spout_summaries.get(component_id)
+        if summaries:
+            streams = spout_streams_stats(summaries, include_sys)
+            data[component_id] = graph_node_2x(
+                "spout", 0, streams["complete-latencies"].get(window),
+                streams["transferred"].get(window), summaries, spec, component_id, storm_id)
+    for component_id, spec in (topology.bolts or {}).items():
+        summaries = bolt_summaries.get(component_id)
+        if summaries and (include_sys or not is_system_id(component_id)):
+            streams = bolt_streams_stats(summaries, include_sys)
+            capacities = map(compute_executor_capacity, summaries)
+            capacity = max([0.0] + [c or 0.0 for c in capacities])
+            data[component_id] = graph_node_2x(
+                "bolt", capacity, streams["process-latencies"].get(window),
+                streams["transferred"].get(window), summaries, spec, component_id, storm_id)
+    return data
+
+
+def graph_node_2x(kind, capacity, latency, transferred, summaries, spec, component_id,
+                  storm_id):
+    return {":type": kind, ":capacity": capacity, ":latency": latency,
+            ":transferred": transferred,
+            ":stats": [executor_graph_stats_2x(s) for s in summaries],
+            ":link": url_format("/component.html?id=%s&topology_id=%s", component_id,
+                                storm_id),
+            ":inputs": component_inputs_2x(spec)}
+
+
+def build_visualization_2x(topology, executors, window, include_sys, storm_id):
+    """``/visualization-init`` in 2.x: 2.8.8's ``getBuildVisualization`` fails with a
+    ``ClassCastException`` (``getStreamBox`` casts a map entry to a map), so pynimbus answers
+    what it meant: the distinct input streams of :func:`visualization_data_2x` as
+    ``{"stream", "sani-stream", "checked"}`` (checked unless a system stream), four to a row
+    (``Lists.partition``)."""
+    boxes = []
+    data = visualization_data_2x(topology, executors, window, include_sys, storm_id)
+    for component in data.values():
+        for put in component[":inputs"]:
+            box = {"stream": put[":stream"], "sani-stream": put[":sani-stream"],
+                   "checked": not is_system_id(put[":stream"])}
+            if box not in boxes:
+                boxes.append(box)
+    return {"visualizationTable": [boxes[i:i + 4] for i in range(0, len(boxes), 4)]}
 
 
 # -- the metrics page

@@ -30,7 +30,7 @@ from twisted.internet.error import CannotListenError
 from twisted.web import resource, server
 
 from pynimbus import STORM_VERSION, STORM_VERSION_2X
-from pynimbus.clojure_port import ui_summaries, ui_visualization
+from pynimbus.clojure_port import ui_summaries, ui_summaries_2x, ui_visualization
 from pynimbus.clojure_port.java_json import to_json
 from pynimbus.common.ports import PortInUse, port_in_use_message
 from pynimbus.generated.storm.ttypes import (
@@ -57,8 +57,9 @@ class UIApi(object):
         self.conf = conf
         self.nimbus = nimbus
         self.clock = clock
-        self.storm_version = (STORM_VERSION_2X if conf.get("pynimbus.storm.compat") == "2.x"
-                              else STORM_VERSION)
+        # 2.x: Storm 2.8.8's UI answers (ui_summaries_2x), else 1.2.4's (ui_summaries)
+        self.v2 = conf.get("pynimbus.storm.compat") == "2.x"
+        self.storm_version = STORM_VERSION_2X if self.v2 else STORM_VERSION
         self.routes = {
             "cluster/configuration": self.cluster_configuration,
             "cluster/summary": self.cluster_summary,
@@ -73,6 +74,10 @@ class UIApi(object):
             "visualization-init": ui_visualization.build_visualization,
             "metrics": ui_visualization.topology_metrics_page,
         }
+        if self.v2:  # 2.8.8's /metrics answers the topology page
+            self.graph_routes = {
+                "visualization": ui_visualization.visualization_data_2x,
+                "visualization-init": ui_visualization.build_visualization_2x}
 
     def answer(self, path, params, user=None):
         """A GET of ``path``; ``params``: the query's ``{name: text}``."""
@@ -89,6 +94,8 @@ class UIApi(object):
                 return defer.maybeDeferred(self.topology, parts[1], params, user)
             if parts[2:] == ["logconfig"]:
                 return defer.maybeDeferred(self.log_config, parts[1])
+            if self.v2 and parts[2:] == ["metrics"]:
+                return defer.maybeDeferred(self.topology, parts[1], params, user)
             if len(parts) == 3 and parts[2] in self.graph_routes:
                 return defer.maybeDeferred(self.graph_page, self.graph_routes[parts[2]], parts[1],
                                            params)
@@ -96,11 +103,16 @@ class UIApi(object):
                 return defer.maybeDeferred(self.lag, parts[1])
             if len(parts) == 4 and parts[2] == "component" and parts[3]:
                 return defer.maybeDeferred(self.component, parts[1], parts[3], params, user)
-            if len(parts) in (5, 6) and parts[2] == "profiling":
-                action = PROFILING_ACTIONS.get((parts[3], len(parts)))
-                if action is not None:
-                    return self.profiling(parts[1], parts[3], action, *parts[4:])
+            if len(parts) in (5, 6) and parts[2] == "profiling" and not self.v2:
+                return self.profiling_request(parts)
         return None
+
+    def profiling_request(self, parts):
+        """``topology/<id>/profiling/<verb>/<host:port>[/<timeout>]``, or None."""
+        action = PROFILING_ACTIONS.get((parts[3], len(parts)))
+        if action is None:
+            return None
+        return self.profiling(parts[1], parts[3], action, *parts[4:])
 
     def act(self, path, params):
         """A POST of ``path`` (a lifecycle or debug action), or None for no action."""
@@ -108,6 +120,8 @@ class UIApi(object):
         if len(parts) < 3 or parts[0] != "topology" or not parts[1]:
             return None
         topology_id, action = parts[1], parts[2:]
+        if self.v2 and len(parts) in (5, 6) and action[0] == "profiling":
+            return self.profiling_request(parts)  # 2.8.8's profiling is a POST
         if action == ["logconfig"]:
             return defer.maybeDeferred(self.set_log_config, topology_id, params)
         if action in (["activate"], ["deactivate"]):
@@ -130,6 +144,8 @@ class UIApi(object):
     @defer.inlineCallbacks
     def cluster_summary(self, user):
         summary = yield self.nimbus("getClusterInfo")
+        if self.v2:
+            return ui_summaries_2x.cluster_summary(self.conf, summary, user, self.storm_version)
         body = ui_summaries.cluster_summary(self.conf, summary, user, self.storm_version)
         body["bugtracker-url"] = self.conf.get("ui.project.bugtracker.url")
         body["central-log-url"] = self.conf.get("ui.central.logging.url")
@@ -138,7 +154,8 @@ class UIApi(object):
     @defer.inlineCallbacks
     def nimbus_summary(self, user):
         summary = yield self.nimbus("getClusterInfo")
-        return ui_summaries.nimbus_summary(self.conf, summary.nimbuses or [])
+        port = ui_summaries_2x if self.v2 else ui_summaries
+        return port.nimbus_summary(self.conf, summary.nimbuses or [])
 
     @defer.inlineCallbacks
     def history_summary(self, user):
@@ -148,12 +165,17 @@ class UIApi(object):
     @defer.inlineCallbacks
     def supervisor_summary(self, user):
         summary = yield self.nimbus("getClusterInfo")
+        if self.v2:
+            return ui_summaries_2x.supervisor_summary(self.conf, summary.supervisors or [])
         body = ui_summaries.supervisor_summary(self.conf, summary.supervisors or [])
         body["logviewerPort"] = self.conf.get(ui_summaries.LOGVIEWER_PORT)
         return body
 
     @defer.inlineCallbacks
     def topology_summary(self, user):
+        if self.v2:
+            topologies = yield self.nimbus("getTopologySummaries")
+            return ui_summaries_2x.all_topologies_summary(self.conf, topologies or [])
         summary = yield self.nimbus("getClusterInfo")
         return ui_summaries.all_topologies_summary(self.conf, summary.topologies or [])
 
@@ -163,6 +185,10 @@ class UIApi(object):
         window = params.get("window") or ui_summaries.ALL_TIME
         info = yield self.nimbus("getTopologyPageInfo", topology_id, window,
                                  include_sys(params.get("sys")))
+        if self.v2:
+            return ui_summaries_2x.topology_page(
+                self.conf, info, json.loads(info.topology_conf or "{}"), window, user,
+                int(self.clock.seconds()))
         return ui_summaries.topology_page(self.conf, info, window, user,
                                           int(self.clock.seconds()))
 
@@ -174,7 +200,7 @@ class UIApi(object):
         topology = yield self.nimbus("getTopology", topology_id)
         # the table of streams wants the last error (1.2.4's ONE), the others none
         errors = (NumErrorsChoice.ONE if page is ui_visualization.build_visualization
-                  else NumErrorsChoice.NONE)
+                  or self.v2 else NumErrorsChoice.NONE)
         info = yield self.nimbus("getTopologyInfoWithOpts", topology_id,
                                  GetInfoOptions(num_err_choice=errors))
         args = (topology, info.executors, params.get("window"), include_sys(params.get("sys")))
@@ -186,7 +212,11 @@ class UIApi(object):
     def lag(self, topology_id):
         """``/lag``: the Kafka spouts' offset lag (``getUserTopology``)."""
         yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
+        if self.v2 and ui_summaries_2x.lag_monitoring_disabled(self.conf):
+            return {}
         topology = yield self.nimbus("getUserTopology", topology_id)
+        if self.v2:
+            return ui_visualization.topology_lag(topology)
         return NoCallback(ui_visualization.topology_lag(topology))
 
     @defer.inlineCallbacks
@@ -196,14 +226,21 @@ class UIApi(object):
         window = params.get("window") or ui_summaries.ALL_TIME
         info = yield self.nimbus("getComponentPageInfo", topology_id, component_id, window,
                                  include_sys(params.get("sys")))
+        if self.v2:
+            pending = yield self.nimbus("getComponentPendingProfileActions", topology_id,
+                                        component_id, ProfileAction.JPROFILE_STOP)
+            return ui_summaries_2x.component_page(
+                self.conf, info, topology_id, component_id, window, user,
+                int(self.clock.seconds()), pending or [])
         return ui_summaries.component_page(self.conf, info, topology_id, component_id,
                                            window, user, int(self.clock.seconds()))
 
     def profiling(self, topology_id, verb, action, host_port, timeout=None):
         """``/profiling/<verb>/<host:port>[/<timeout>]``: a ``ProfileRequest`` to the worker
         through Nimbus; start, stop and dumpprofile only with ``worker.profiler.enabled``
-        (else 501), as 1.2.4's UI."""
-        if verb in NEED_PROFILER and not self.conf.get("worker.profiler.enabled"):
+        (else 501), as 1.2.4's UI; 2.8.8's asks the worker whatever the setting."""
+        if (verb in NEED_PROFILER and not self.v2
+                and not self.conf.get("worker.profiler.enabled")):
             return defer.succeed(Status(501, {
                 "status": "disabled", "message": "Profiling is not enabled on this server"}))
         return defer.maybeDeferred(self._profile, topology_id, verb, action, host_port,
@@ -223,7 +260,8 @@ class UIApi(object):
         yield self.nimbus("setWorkerProfiler", topology_id, request)
         body = {"status": "ok", "id": host_port}
         if verb == "start":
-            body.update({"timeout": timeout, "dumplink": ui_summaries.worker_dump_link(
+            port_of = ui_summaries_2x if self.v2 else ui_summaries
+            body.update({"timeout": timeout, "dumplink": port_of.worker_dump_link(
                 self.conf, host, port, topology_id)})
         return body
 
@@ -232,6 +270,8 @@ class UIApi(object):
         """``/api/v1/supervisor?id=`` (or ``host=``; the id wins), ``sys``."""
         info = yield self.nimbus("getSupervisorPageInfo", params.get("id"), params.get("host"),
                                  include_sys(params.get("sys")))
+        if self.v2:
+            return ui_summaries_2x.supervisor_page(self.conf, info)
         body = ui_summaries.supervisor_page(self.conf, info)
         body["logviewerPort"] = self.conf.get(ui_summaries.LOGVIEWER_PORT)
         return body
@@ -239,6 +279,8 @@ class UIApi(object):
     @defer.inlineCallbacks
     def topology_workers(self, topology_id):
         info = yield self.nimbus("getTopologyInfo", topology_id)
+        if self.v2:
+            return ui_summaries_2x.topology_workers(self.conf, info.executors)
         return {"hostPortList": ui_summaries.worker_host_port(info.executors),
                 "logviewerPort": self.conf.get(ui_summaries.LOGVIEWER_PORT)}
 
@@ -246,16 +288,20 @@ class UIApi(object):
     def log_config(self, topology_id):
         yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
         config = yield self.nimbus("getLogConfig", topology_id)
-        return ui_summaries.log_config(config)
+        return (ui_summaries_2x if self.v2 else ui_summaries).log_config(config)
 
     @defer.inlineCallbacks
     def set_log_config(self, topology_id, params):
         """POST ``/logconfig`` with ``namedLoggerLevels``; answers the config as it is
         after."""
         yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
-        config = ui_summaries.new_log_config(params.get("namedLoggerLevels"))
-        log.info("Setting topology %s log config %s", topology_id, config)
-        yield self.nimbus("setLogConfig", topology_id, config)
+        if self.v2:  # one setLogConfig per logger, as 2.8.8's putTopologyLogLevel
+            configs = ui_summaries_2x.new_log_configs(params.get("namedLoggerLevels"))
+        else:
+            configs = [ui_summaries.new_log_config(params.get("namedLoggerLevels"))]
+        for config in configs:
+            log.info("Setting topology %s log config %s", topology_id, config)
+            yield self.nimbus("setLogConfig", topology_id, config)
         return (yield self.log_config(topology_id))
 
     @defer.inlineCallbacks
@@ -306,6 +352,8 @@ class UIApi(object):
         yield self.nimbus("debug", name, component_id, action == "enable", pct)
         log.info("Debug topology [%s] component [%s] action [%s] sampling pct [%s]", name,
                  component_id, action, sampling_pct)
+        if component_id and self.v2:
+            return ui_summaries_2x.component_debug_response(topology_id, action)
         if component_id:
             return ui_summaries.component_op_response(topology_id, component_id,
                                                       "/debug/" + action)

@@ -183,17 +183,32 @@ def our_ui(cluster, tmp_path_factory):
     + tuple("topology:%s:/component/%s%s" % (name, component, query)
             for name, component in COMPONENTS for query in ("", "?window=600&sys=true")))
 def test_pynimbus_ui_answers_as_storms_ui(cluster, our_ui, path):
-    """Field by field, uptimes aside: pynimbus ui and Storm 1.2.4's UI against one Nimbus."""
+    """Field by field, uptimes aside: pynimbus ui and Storm's UI of the cluster's generation
+    (1.2.4, or 2.8.8 with ``pynimbus.storm.compat: 2.x``) against one Nimbus."""
     if path.startswith("topology:"):
         _, name, suffix = path.split(":", 2)
         if suffix.startswith("-"):
             path = "/api/v1/%s/%s" % (suffix[1:], urllib.parse.quote(cluster.storm_ids[name]))
         else:
             path = topology_path(cluster, name, suffix)
+    if cluster.generation == "2.x" and path.endswith("/visualization-init"):
+        status, _type, body = our_ui.get(path)
+        assert status == 200, body
+        rows = json.loads(body)["visualizationTable"]
+        assert rows and all(0 < len(row) <= 4 for row in rows)
+        assert {"stream", "sani-stream", "checked"} == set(rows[0][0])
+        their_status, _body = cluster.ui.get(path)
+        assert their_status == 500
+        pytest.xfail("2.8.8's UI answers HTTP 500 here (ClassCastException in "
+                     "UIHelpers.getStreamBox), against Nimbus 2.8.3 too: nothing to compare")
     theirs = page(cluster, path)
     status, _type, body = our_ui.get(path)
     assert status == 200, body
     ours, theirs = without_uptimes(json.loads(body)), without_uptimes(theirs)
+    if cluster.generation == "2.x" and path == "/api/v1/cluster/summary":
+        # the UI daemon's own version: the harness runs 2.8.3 jars, pynimbus follows 2.8.8
+        for field in ("stormVersion", "stormVersionInfo"):
+            assert ours.pop(field) and theirs.pop(field)
     if os.environ.get("PYNIMBUS_UI_DUMP"):
         with open(os.path.join(os.environ["PYNIMBUS_UI_DUMP"], "%s.json" % urllib.parse.quote(
                 cluster.generation + path, safe="")), "w") as dump:
