@@ -352,3 +352,61 @@ def test_profiling_requests(cluster, tmp_path):
         assert status == 500 and "soon" in json.loads(body)["errorMessage"]
     finally:
         thrift(nimbus, "killTopologyWithOpts", "profiled", KillOptions(wait_secs=0))
+
+
+def test_in_2x_mode_the_pages_and_actions_are_storm_2_8_8s(tmp_path_factory):
+    """A UI with ``pynimbus.storm.compat=2.x`` before a 2.x ``pynimbus dev`` running the word
+    count: 2.8.8's fields (logviewer links under ``/api/v1/``, the scheme, owners, generic
+    resources), its stats rows, ``/metrics`` as the topology page, log levels as Nimbus keeps
+    them, a component's debug answered as the topology's, and profiling as a POST."""
+    from conftest import poll_until
+
+    two = ["pynimbus.storm.compat=2.x"]
+    nimbus = NimbusProcess(tmp_path_factory.mktemp("ui-dev-2x"), dev_supervisor=True,
+                           options=two + ["supervisor.slots.ports=[%d]" % free_port()])
+    nimbus.start(timeout=60)
+    ui = UIProcess(tmp_path_factory.mktemp("ui-2x"), nimbus.port, options=two)
+    try:
+        ui.wait_serving()
+        summary = ui.json("/api/v1/cluster/summary")
+        assert summary["stormVersion"] == "2.8.8"
+        assert {"fragmentedMem", "availGenerics", "stormVersionInfo"} <= set(summary)
+        storm_id = submit_quickstart(nimbus, tmp_path_factory.mktemp("q-2x"), "wc2")
+        path = "/api/v1/topology/%s" % storm_id
+        poll_until(lambda: ui.json(path)["topologyStats"], timeout=120,
+                   what="the workers' first stats")  # none before a heartbeat, in 2.x
+        page = ui.json(path)
+        info = thrift(nimbus, "getTopologyPageInfo", storm_id, ":all-time", False)
+        assert {r["window"] for r in page["topologyStats"]} == set(
+            info.topology_stats.window_to_emitted)
+        [worker] = page["workers"]
+        assert worker["owner"] == info.workers[0].owner
+        assert "/api/v1/log?file=" in worker["workerLogLink"]
+        assert {"requestedRegularOnHeapMem", "topologyVersion", "bugtracker-url"} <= set(page)
+        assert all(s["errorPort"] is None for s in page["spouts"] if not s["lastError"])
+        metrics = ui.json(path + "/metrics")
+        assert (metrics["id"], metrics["name"]) == (storm_id, "wc2")
+        workers = ui.json("/api/v1/topology-workers/%s" % storm_id)
+        assert workers["logviewerScheme"] == "http"
+        assert workers["hostPortList"] == [{"host": worker["host"], "port": worker["port"]}]
+        bolt = ui.json(path + "/component/count_bolt")
+        assert bolt["profilerActive"] == [] and "requestedGenericResources" in bolt
+        graph = ui.json(path + "/visualization")
+        assert "__acker" not in graph  # a system bolt, without sys
+        assert graph["count_bolt"][":inputs"][0][":sani-stream"] == "default"
+
+        logconfig = path + "/logconfig"
+        code, body = ui.post(logconfig, {"namedLoggerLevels": {
+            "ROOT": {"target_level": "debug", "timeout": 30}}})
+        assert code == 200 and body["namedLoggerLevels"]["ROOT"]["target_level"] == "DEBUG"
+        code, body = ui.post(logconfig, {"namedLoggerLevels": {"ROOT": {"target_level": "x"}}})
+        assert code == 500 and '"timeout"' in body["errorMessage"]
+        assert ui.post(path + "/component/count_bolt/debug/enable/5") == (200, {
+            "topologyOperation": "debug/enable", "topologyId": storm_id, "status": "success"})
+        host_port = "%s:%d" % (worker["host"], worker["port"])
+        assert ui.post(path + "/profiling/dumpjstack/" + host_port) == (
+            200, {"status": "ok", "id": host_port})
+        assert ui.get(path + "/profiling/dumpjstack/" + host_port)[0] == 404
+    finally:
+        ui.stop()
+        nimbus.stop()
