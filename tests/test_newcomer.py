@@ -170,6 +170,10 @@ def test_the_readme_run_command_runs_a_sparse_quickstart_project(tmp_path, wait_
             [shown] = json.loads(response.read().decode("utf-8"))["topologies"]
         assert (shown["name"], shown["status"], shown["workersTotal"]) == (
             "wordcount", "ACTIVE", 1)
+        [page] = re.findall(r"the UI, in a browser: +(\S+)", dev.text())
+        with urllib.request.urlopen(page, timeout=30) as response:  # the web UI's cluster page
+            assert response.headers.get_content_type() == "text/html"
+            assert b"<html" in response.read().lower()
 
         [port] = worker_ports(dev)
         assert port in range(6700, 6704)

@@ -91,8 +91,10 @@ def started_message(conf, nimbus_port, drpc_ports=None, ui_port=None, logviewer_
         "  submit a streamparse project:  pynimbus submit topologies/NAME.py  (in the project)",
         "  see what runs, and errors:     pynimbus list;  pynimbus status NAME --watch"]
     if ui_port is not None:
+        ui_host = conf.get("pynimbus.ui.bind.address") or conf.get("ui.host")
+        lines.append("  the UI, in a browser:          http://%s:%d/" % (ui_host, ui_port))
         lines.append("  Storm's UI REST API:           http://%s:%d/api/v1/topology/summary"
-                     % (conf.get("pynimbus.ui.bind.address") or conf.get("ui.host"), ui_port))
+                     "  (Prometheus: /metrics)" % (ui_host, ui_port))
     if logviewer_port is not None:
         lines.append("  worker logs in the logviewer:  http://%s:%d/listLogs"
                      % (conf.get("pynimbus.logviewer.bind.address") or "localhost",
