@@ -73,6 +73,24 @@ def test_a_page_of_a_worker_log_with_storms_pager(served):
     assert status == 200 and b"worker line 1999 hay" in body and b"line 1998" not in body
 
 
+def test_the_pages_stylesheet_and_search_page_are_served(served):
+    """What the log page names is there: its stylesheet, and the search page its form opens
+    (with its script); other names below them are not."""
+    viewer, _lines = served
+    _status, _headers, page = viewer.get("/log?file=%s" % FILE)
+    page = page.decode("utf-8")
+    assert 'action="logviewer_search.html"' in page and "/css/style.css" in page
+    assert "bootstrap" not in page  # nothing it names is missing
+    for path, kind in (("/css/style.css", "text/css"),
+                       ("/logviewer_search.html", "text/html"),
+                       ("/logviewer_search.js", "text/javascript")):
+        status, headers, body = viewer.get(path)
+        assert status == 200 and headers["content-type"].startswith(kind) and body, path
+    for path in ("/css/logviewer_search.html", "/style.css", "/css/../setup.py",
+                 "/logviewer_search.html/x"):
+        assert viewer.get(path)[0] == 404, path
+
+
 def test_a_gzipped_rotated_log_is_shown_as_text(served):
     viewer, _ = served
     status, _, body = viewer.get("/log?file=%s%%2F6700%%2Fworker.log.2.gz&start=0" % TOPOLOGY)

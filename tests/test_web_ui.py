@@ -399,8 +399,9 @@ def test_component_page_shows_executors_and_worker_log_links(dev, chrome):
                      and attributes(d, "body", "data-loaded") == ["true"], "the component page")
     assert text(chrome, "#component-name") == "count_bolt"
     assert text(chrome, "#component-type") == "Bolt"
-    assert cells(chrome, "window-stats-table", "window") == [
-        "10m 0s", "3h 0m 0s", "1d 0h 0m 0s", "All time"]
+    # the windows and the input come with the workers' first heartbeat (the page refreshes)
+    browser.wait_for(chrome, lambda d: cells(d, "window-stats-table", "window") == [
+        "10m 0s", "3h 0m 0s", "1d 0h 0m 0s", "All time"], "the bolt's windows", timeout=120)
     browser.wait_for(chrome, lambda d: cells(d, "input-stats-table", "component") == [
         "word_spout"], "the bolt's input from the spout", timeout=120)
     page = thrift(nimbus, "getComponentPageInfo", storm_id, "count_bolt", ":all-time", False)
@@ -422,7 +423,18 @@ def test_component_page_shows_executors_and_worker_log_links(dev, chrome):
     browser.wait_for(chrome, lambda d: text(d, "#logContent").strip(),
                      "the worker log's lines")
     browser.screenshot(chrome, "worker-log")
-    browser.script_errors(chrome)  # drained: the logviewer's page is not the web UI's
+    assert browser.script_errors(chrome) == []  # its stylesheet and all it names are there
+    # the log page's search form opens the logviewer's search page with the file's matches
+    word = text(chrome, "#logContent").split()[-1]
+    chrome.find_element("css selector", "#search-box input[name=search]").send_keys(word)
+    chrome.find_element("css selector", "#search-box input[type=submit]").click()
+    browser.wait_for(chrome, lambda d: d.find_elements("css selector", "#matches tbody tr"),
+                     "the search page's matches")
+    assert text(chrome, "#status").startswith(("1 match", "2 match", "3 match")) or \
+        "matches of" in text(chrome, "#status")
+    assert word in text(chrome, "#matches tbody tr mark")
+    browser.screenshot(chrome, "worker-log-search")
+    assert browser.script_errors(chrome) == []
 
 
 def report_error(nimbus, storm_id, component_id, host, port, error):

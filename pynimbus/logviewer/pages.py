@@ -110,8 +110,8 @@ def log_template(body, fname, user=None):
     user_note = ('<div class="ui-user"><p>User: %s</p></div>' % html.escape(user)
                  if user else "")
     return ("<!DOCTYPE html>\n<html><head><title>%s - Storm Log Viewer</title>"
-            '<link href="/css/bootstrap-3.3.1.min.css" rel="stylesheet" type="text/css">'
-            '<link href="/css/style.css" rel="stylesheet" type="text/css"></head><body>'
+            '<link href="/css/style.css" rel="stylesheet" type="text/css">'
+            '<link rel="icon" href="data:,"></head><body>'
             '%s<div class="ui-note"><p>Note: the drop-list shows at most 1024 files for each '
             'worker directory.</p></div><h3>%s</h3>%s</body></html>'
             % (html.escape(fname or ""), user_note, html.escape(fname or ""), body))

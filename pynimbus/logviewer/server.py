@@ -5,7 +5,9 @@ Routes (1.2.4 ``log-routes``; each also under ``/api/v1/``, where 2.x serves the
 ``/search`` and ``/daemondownload`` also take ``file`` as a parameter, as 2.x does):
 ``/log``, ``/daemonlog``, ``/download``, ``/daemondownload/<file>``, ``/search/<file>``,
 ``/deepSearch/<topology>``, ``/searchLogs``, ``/listLogs``, ``/dumps/<topology>/<host:port>``
-and ``/dumps/<topology>/<host:port>/<file>``; anything else 404 "Page not found".
+and ``/dumps/<topology>/<host:port>/<file>``; the shipped pages of ``static/`` (our search page
+``/logviewer_search.html``, which the log page's form opens, and ``/css/style.css``); anything
+else 404 "Page not found".
 
 The answers are :mod:`pynimbus.logviewer.answers`, computed in threads; this module only
 reads the request (the query as ring decodes it, path segments as compojure does, then
@@ -22,6 +24,7 @@ authenticate.
 """
 
 import logging
+import os
 from urllib.parse import unquote
 
 from twisted.internet import defer, task, threads
@@ -29,6 +32,7 @@ from twisted.internet.error import CannotListenError
 from twisted.web import resource, server
 
 from pynimbus.common.ports import PortInUse, port_in_use_message
+from pynimbus.common.static_files import read_static_files
 from pynimbus.logviewer import cleanup
 from pynimbus.logviewer.answers import LogviewerAnswers
 from pynimbus.logviewer.paths import url_decode
@@ -39,6 +43,15 @@ LOGVIEWER_PORT = "logviewer.port"
 BIND_ADDRESS = "pynimbus.logviewer.bind.address"
 USER_HEADER = "pynimbus.logviewer.user.header"
 API_PREFIX = "/api/v1"
+STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+
+
+def static_pages(directory=STATIC_DIR):
+    """``{URL path: (content type, bytes)}`` of the shipped pages: the search page the log
+    page's form opens, its script, and the stylesheet the pages name (Storm's path)."""
+    files = read_static_files(directory)
+    return {(b"/css/" if name.endswith(".css") else b"/") + name.encode("ascii"): file
+            for name, file in files.items()}
 
 
 def route_of(raw_path):
@@ -59,11 +72,12 @@ class LogviewerResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, answers, conf, run_blocking=threads.deferToThread):
+    def __init__(self, answers, conf, run_blocking=threads.deferToThread, static=None):
         super().__init__()
         self.answers = answers
         self.conf = conf
         self.run_blocking = run_blocking
+        self.static = static if static is not None else static_pages()
 
     def user_of(self, request):
         header = self.conf.get(USER_HEADER)
@@ -73,6 +87,12 @@ class LogviewerResource(resource.Resource):
         return value.decode("utf-8", "replace") if value else None
 
     def render_GET(self, request):
+        shipped = self.static.get(request.path)
+        if shipped is not None:
+            kind, body = shipped
+            request.setHeader(b"content-type", kind)
+            request.setHeader(b"x-content-type-options", b"nosniff")
+            return body
         route, segments = route_of(request.path)
         params = {k.decode("utf-8", "replace"): v[0].decode("utf-8", "replace")
                   for k, v in request.args.items() if v}

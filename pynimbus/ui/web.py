@@ -12,39 +12,15 @@ import os
 
 from twisted.web import resource
 
+from pynimbus.common.static_files import read_static_files
+
 WEB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web")
 INDEX = "index.html"
 
-# extension -> Content-Type; a file of another kind is not shipped
-CONTENT_TYPES = {
-    ".html": b"text/html; charset=utf-8",
-    ".css": b"text/css; charset=utf-8",
-    ".js": b"text/javascript; charset=utf-8",
-    ".svg": b"image/svg+xml",
-    ".png": b"image/png",
-    ".ico": b"image/x-icon",
-}
-
-
-def content_type(name):
-    """The Content-Type of a shipped file's ``name``, or None for a kind not shipped."""
-    return CONTENT_TYPES.get(os.path.splitext(name)[1].lower())
-
 
 def read_web_files(directory=WEB_DIR):
-    """``{name: (content type, bytes)}`` of the servable files directly in ``directory``.
-
-    :raises OSError: ``directory`` cannot be listed or a file in it cannot be read (a broken
-        install: the UI should not start half-dressed)."""
-    files = {}
-    for name in sorted(os.listdir(directory)):
-        kind = content_type(name)
-        path = os.path.join(directory, name)
-        if kind is None or name.startswith(".") or not os.path.isfile(path):
-            continue
-        with open(path, "rb") as f:
-            files[name] = (kind, f.read())
-    return files
+    """``{name: (content type, bytes)}`` of the web UI's files (:func:`read_static_files`)."""
+    return read_static_files(directory)
 
 
 class WebFile(resource.Resource):
