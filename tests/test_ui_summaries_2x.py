@@ -10,11 +10,11 @@ from pynimbus.clojure_port import ui_summaries_2x as ui
 from pynimbus.clojure_port import ui_visualization as viz
 from pynimbus.generated.storm.ttypes import (
     Bolt, BoltAggregateStats, ClusterSummary, CommonAggregateStats, ComponentAggregateStats,
-    ComponentCommon, ComponentPageInfo, ComponentType, DebugOptions, ErrorInfo, ExecutorInfo,
-    ExecutorSummary, GlobalStreamId, Grouping, LogConfig, LogLevel, LogLevelAction, NimbusSummary,
-    NodeInfo, NullStruct, ProfileAction, ProfileRequest, SpecificAggregateStats,
-    SpoutAggregateStats, SpoutSpec, StormTopology, SupervisorSummary, TopologyPageInfo,
-    TopologyStats, TopologySummary)
+    ComponentCommon, ComponentPageInfo, ComponentType, DebugOptions, ErrorInfo,
+    ExecutorAggregateStats, ExecutorInfo, ExecutorSummary, GlobalStreamId, Grouping, LogConfig,
+    LogLevel, LogLevelAction, NimbusSummary, NodeInfo, NullStruct, ProfileAction,
+    ProfileRequest, SpecificAggregateStats, SpoutAggregateStats, SpoutSpec, StormTopology,
+    SupervisorSummary, TopologyPageInfo, TopologyStats, TopologySummary)
 
 CONF = {"logviewer.port": 8000, "nimbus.thrift.port": 6627,
         "scheduler.display.resource": False, "ui.project.bugtracker.url": "https://bugs",
@@ -232,6 +232,26 @@ def test_component_page_lists_errors_oldest_first_and_links_event_logs_only_with
     body = ui.component_page(CONF, with_logger, "wc-1-2", "c", "600", None, 1000)
     assert body["eventLogLink"] == "http://h:8000/api/v1/log?file=wc-1-2%2F6701%2Fevents.log"
     assert (body["boltStats"], body["inputStats"], body["samplingPct"]) == ([], [], 10.0)
+
+
+def test_component_page_rows_use_2x_formats_and_links():
+    """Inputs, outputs and executors as 1.2.4 lists them, but with 2.8.8's ``floatStr``
+    and worker links."""
+    stats = bolt_agg()
+    info = component_info(
+        ComponentType.BOLT, gsid_to_input_stats={GlobalStreamId("src", "default"): stats},
+        sid_to_output_stats={"default": stats},
+        exec_stats=[ExecutorAggregateStats(ExecutorSummary(
+            ExecutorInfo(3, 4), "c", "h", 6700, 5), stats)])
+    body = ui.component_page(CONF, info, "wc-1-2", "c", ":all-time", None, 1000)
+    assert body["inputStats"] == [{
+        "component": "src", "encodedComponentId": "src", "stream": "default",
+        "executeLatency": "0.500", "processLatency": "0.250", "executed": 4, "acked": 3,
+        "failed": 1}]
+    assert body["outputStats"] == [{"stream": "default", "emitted": 10, "transferred": 10}]
+    [executor] = body["executorStats"]
+    assert (executor["id"], executor["capacity"], executor["workerLogLink"]) == (
+        "[3-4]", "0.002", "http://h:8000/api/v1/log?file=wc-1-2%2F6700%2Fworker.log")
 
 
 def test_topology_workers_go_through_a_hash_set_as_2_8_8_lists_them():

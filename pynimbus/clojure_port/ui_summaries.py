@@ -505,31 +505,34 @@ def window_agg_stat(window, stats):
     return body
 
 
-def bolt_input_stat(stream, stats):
-    """``unpack-bolt-input-stat``."""
+def bolt_input_stat(stream, stats, fmt=float_str):
+    """``unpack-bolt-input-stat`` (``fmt``: the latencies' format; 2.8.8's
+    ``getBoltInputStats`` is this with its ``floatStr``)."""
     bolt, common = stats.specific_stats.bolt, stats.common_stats
     return {"component": stream.componentId, "encodedComponentId": url_encode(stream.componentId),
             "stream": stream.streamId,
-            "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
-            "processLatency": float_str(bolt.process_latency_ms or 0.0),
+            "executeLatency": fmt(bolt.execute_latency_ms or 0.0),
+            "processLatency": fmt(bolt.process_latency_ms or 0.0),
             "executed": bolt.executed or 0, "acked": common.acked or 0,
             "failed": common.failed or 0}
 
 
-def output_stat(stream, stats):
-    """``unpack-comp-output-stat``."""
+def output_stat(stream, stats, fmt=float_str):
+    """``unpack-comp-output-stat`` (2.8.8's ``getBoltOutputStats`` and
+    ``getSpoutOutputStats`` with its ``floatStr`` as ``fmt``)."""
     common = stats.common_stats
     body = {"stream": stream, "emitted": common.emitted or 0,
             "transferred": common.transferred or 0}
     if stats.type == ComponentType.SPOUT:
-        body.update({"completeLatency": float_str(
+        body.update({"completeLatency": fmt(
                          stats.specific_stats.spout.complete_latency_ms or 0.0),
                      "acked": common.acked or 0, "failed": common.failed or 0})
     return body
 
 
-def executor_stat(conf, topology_id, executor_stats):
-    """``unpack-comp-exec-stat``."""
+def executor_stat(conf, topology_id, executor_stats, fmt=float_str, log_link=worker_log_link):
+    """``unpack-comp-exec-stat`` (2.8.8's ``getBoltExecutorStats`` and
+    ``getSpoutExecutorStats`` with its ``floatStr`` as ``fmt`` and its worker log link)."""
     summary, stats = executor_stats.exec_summary, executor_stats.stats
     info, common = summary.executor_info, stats.common_stats
     executor_id = "[%d-%d]" % (info.task_start, info.task_end)
@@ -539,16 +542,14 @@ def executor_stat(conf, topology_id, executor_stats):
             "emitted": common.emitted or 0, "transferred": common.transferred or 0}
     if stats.type == ComponentType.BOLT:
         bolt = stats.specific_stats.bolt
-        body.update({"capacity": float_str(bolt.capacity or 0.0),
-                     "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
+        body.update({"capacity": fmt(bolt.capacity or 0.0),
+                     "executeLatency": fmt(bolt.execute_latency_ms or 0.0),
                      "executed": bolt.executed or 0,
-                     "processLatency": float_str(bolt.process_latency_ms or 0.0)})
+                     "processLatency": fmt(bolt.process_latency_ms or 0.0)})
     else:
-        body["completeLatency"] = float_str(stats.specific_stats.spout.complete_latency_ms
-                                            or 0.0)
+        body["completeLatency"] = fmt(stats.specific_stats.spout.complete_latency_ms or 0.0)
     body.update({"acked": common.acked or 0, "failed": common.failed or 0,
-                 "workerLogLink": worker_log_link(conf, summary.host, summary.port,
-                                                  topology_id)})
+                 "workerLogLink": log_link(conf, summary.host, summary.port, topology_id)})
     return body
 
 

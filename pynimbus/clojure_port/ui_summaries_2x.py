@@ -22,9 +22,9 @@ from pynimbus.clojure_port.java_json import java_double_to_string
 from pynimbus.clojure_port.system_topology import global_stream_id_hash
 from pynimbus.clojure_port.ui_summaries import (
     ERROR_SUBSET_CHARS, LOGVIEWER_PORT, SCHEDULER_DISPLAY_RESOURCE,
-    SUPERVISOR_CPU_CAPACITY, SUPERVISOR_MEMORY_CAPACITY_MB, java_format_fixed,
-    pretty_uptime_sec, to_log4j_level, topology_op_response, url_encode, url_format,
-    window_hint)
+    SUPERVISOR_CPU_CAPACITY, SUPERVISOR_MEMORY_CAPACITY_MB, bolt_input_stat, executor_stat,
+    java_format_fixed, output_stat, pretty_uptime_sec, to_log4j_level, topology_op_response,
+    url_encode, url_format, window_hint)
 from pynimbus.generated.storm.ttypes import ComponentType, LogConfig, LogLevel, LogLevelAction
 
 LOGVIEWER_HTTPS_PORT = "logviewer.https.port"
@@ -508,53 +508,6 @@ def bolt_window_stat(window, stats):
     return body
 
 
-def bolt_input_stat(stream, stats):
-    """``getBoltInputStats``."""
-    bolt, common = stats.specific_stats.bolt, stats.common_stats
-    return {"component": stream.componentId, "encodedComponentId": url_encode(stream.componentId),
-            "stream": stream.streamId,
-            "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
-            "processLatency": float_str(bolt.process_latency_ms or 0.0),
-            "executed": bolt.executed or 0, "acked": common.acked or 0,
-            "failed": common.failed or 0}
-
-
-def output_stat(stream, stats):
-    """``getBoltOutputStats`` / ``getSpoutOutputStats``."""
-    common = stats.common_stats
-    body = {"stream": stream, "emitted": common.emitted or 0,
-            "transferred": common.transferred or 0}
-    if stats.type == ComponentType.SPOUT:
-        body.update({"completeLatency": float_str(
-                         stats.specific_stats.spout.complete_latency_ms or 0.0),
-                     "acked": common.acked or 0, "failed": common.failed or 0})
-    return body
-
-
-def executor_stat(conf, topology_id, executor_stats):
-    """``getBoltExecutorStats`` / ``getSpoutExecutorStats``."""
-    summary, stats = executor_stats.exec_summary, executor_stats.stats
-    info, common = summary.executor_info, stats.common_stats
-    executor_id = "[%d-%d]" % (info.task_start, info.task_end)
-    port = summary.port or 0
-    body = {"id": executor_id, "encodedId": url_encode(executor_id),
-            "uptime": pretty_uptime_sec(summary.uptime_secs or 0),
-            "uptimeSeconds": summary.uptime_secs or 0, "host": summary.host, "port": port,
-            "emitted": common.emitted or 0, "transferred": common.transferred or 0}
-    if stats.type == ComponentType.BOLT:
-        bolt = stats.specific_stats.bolt
-        body.update({"capacity": float_str(bolt.capacity or 0.0),
-                     "executeLatency": float_str(bolt.execute_latency_ms or 0.0),
-                     "executed": bolt.executed or 0,
-                     "processLatency": float_str(bolt.process_latency_ms or 0.0)})
-    else:
-        body["completeLatency"] = float_str(stats.specific_stats.spout.complete_latency_ms
-                                            or 0.0)
-    body.update({"acked": common.acked or 0, "failed": common.failed or 0,
-                 "workerLogLink": worker_log_link(conf, summary.host, port, topology_id)})
-    return body
-
-
 def component_errors(conf, errors, topology_id, now_secs):
     """``getComponentErrors``: oldest first (a stable sort by time)."""
     ordered = sorted(errors or [], key=lambda e: e.error_time_secs or 0)
@@ -575,8 +528,9 @@ def component_page(conf, info, topology_id, component_id, window, user, now_secs
     ``getComponentPendingProfileActions``' answer."""
     windows = info.window_to_stats or {}
     outputs = info.sid_to_output_stats or {}
-    body = {"outputStats": [output_stat(s, outputs[s]) for s in thrift_map_order(outputs)],
-            "executorStats": [executor_stat(conf, topology_id, e)
+    body = {"outputStats": [output_stat(s, outputs[s], float_str)
+                            for s in thrift_map_order(outputs)],
+            "executorStats": [executor_stat(conf, topology_id, e, float_str, worker_log_link)
                               for e in info.exec_stats or []],
             "componentErrors": component_errors(conf, info.errors, topology_id, now_secs)}
     if info.component_type == ComponentType.BOLT:
@@ -584,7 +538,7 @@ def component_page(conf, info, topology_id, component_id, window, user, now_secs
         order = java_hash_map_order(list(inputs), global_stream_id_hash, 2 * len(inputs))
         body.update({"boltStats": [bolt_window_stat(w, windows[w])
                                    for w in thrift_map_order(windows)],
-                     "inputStats": [bolt_input_stat(g, inputs[g]) for g in order]})
+                     "inputStats": [bolt_input_stat(g, inputs[g], float_str) for g in order]})
     else:
         body["spoutSummary"] = [spout_window_stat(w, windows[w])
                                 for w in thrift_map_order(windows)]

@@ -178,6 +178,10 @@ def our_ui(cluster, tmp_path_factory):
         ui.stop()
 
 
+# where 2.8.8's UI fails /visualization-init (a map entry cast to a map)
+VISUALIZATION_INIT_2X_FAILURE = "UIHelpers.getStreamBox"
+
+
 @pytest.mark.parametrize("path", CLUSTER_WIDE + tuple(
     "topology:%s:%s" % (t.name, suffix) for t in TOPOLOGIES for suffix in TOPOLOGY_PAGES)
     + tuple("topology:%s:/component/%s%s" % (name, component, query)
@@ -198,7 +202,7 @@ def test_pynimbus_ui_answers_as_storms_ui(cluster, our_ui, path):
         assert rows and all(0 < len(row) <= 4 for row in rows)
         assert {"stream", "sani-stream", "checked"} == set(rows[0][0])
         their_status, _body = cluster.ui.get(path)
-        assert their_status == 500
+        assert their_status == 500 and VISUALIZATION_INIT_2X_FAILURE in cluster.ui.read_log()
         pytest.xfail("2.8.8's UI answers HTTP 500 here (ClassCastException in "
                      "UIHelpers.getStreamBox), against Nimbus 2.8.3 too: nothing to compare")
     theirs = page(cluster, path)
@@ -479,11 +483,13 @@ def test_known_gap(cluster, gap):
 
 
 def test_ui_log_has_no_errors(cluster):
-    """After the pages above: nothing failed inside the UI daemon, but for the known gaps (2.x
-    logs every HTTP 500 it answers)."""
+    """After the pages above: nothing failed inside the UI daemon, but for the known gaps and
+    2.8.8's own failure of /visualization-init (2.x logs every HTTP 500 it answers)."""
     page(cluster, "/api/v1/cluster/summary")
     assert cluster.ui.process.poll() is None, cluster.ui.log_tail()
     known = [message for _path, _status, message, _why in KNOWN_GAPS.values()]
+    if cluster.generation == "2.x":  # its own failure on /visualization-init (see above)
+        known.append(VISUALIZATION_INIT_2X_FAILURE)
     errors = [block for block in cluster.ui.error_blocks()
               if not any(message in block for message in known)]
     assert errors == [], "\n\n".join(errors)
