@@ -12,9 +12,9 @@ from pynimbus.generated.storm.ttypes import (
     Bolt, BoltAggregateStats, ClusterSummary, CommonAggregateStats, ComponentAggregateStats,
     ComponentCommon, ComponentPageInfo, ComponentType, DebugOptions, ErrorInfo,
     ExecutorAggregateStats, ExecutorInfo, ExecutorSummary, GlobalStreamId, Grouping, LogConfig,
-    LogLevel, LogLevelAction, NimbusSummary, NodeInfo, NullStruct, ProfileAction,
-    ProfileRequest, SpecificAggregateStats, SpoutAggregateStats, SpoutSpec, StormTopology,
-    SupervisorSummary, TopologyPageInfo, TopologyStats, TopologySummary)
+    LogLevel, LogLevelAction, NimbusSummary, NodeInfo, NullStruct, OwnerResourceSummary,
+    ProfileAction, ProfileRequest, SpecificAggregateStats, SpoutAggregateStats, SpoutSpec,
+    StormTopology, SupervisorSummary, TopologyPageInfo, TopologyStats, TopologySummary)
 
 CONF = {"logviewer.port": 8000, "nimbus.thrift.port": 6627,
         "scheduler.display.resource": False, "ui.project.bugtracker.url": "https://bugs",
@@ -124,6 +124,25 @@ def test_topology_summary_requested_total_is_2x_sum_of_requested_off_and_assigne
         "t%201", 305.0, 307.0)
     assert (body["requestedGenericResources"], body["assignedGenericResources"],
             body["stormVersion"], body["topologyVersion"]) == ("", None, "2.8.8", None)
+
+
+def test_owner_resources_say_na_for_unset_guarantees_and_list_the_owners_topologies():
+    summary = OwnerResourceSummary(owner="alice", total_topologies=1, memory_usage=512.0,
+                                   memory_guarantee=1024.0, cpu_guarantee=-1.0,
+                                   isolated_node_guarantee=2)
+    body = ui.owner_resource_summaries(CONF, [summary])
+    [row] = body["owners"]
+    assert (row["memoryGuarantee"], row["cpuGuarantee"], row["memoryGuaranteeRemaining"],
+            row["isolatedNodes"], row["totalMemoryUsage"]) == (1024.0, "N/A", "N/A", 2, 512.0)
+    mine = TopologySummary(id="a-1-1", name="a", owner="alice")
+    page = ui.owner_resource_summary(CONF, "alice", [summary],
+                                     [mine, TopologySummary(id="b-2-2", owner="bob")])
+    assert [t["id"] for t in page["topologies"]] == ["a-1-1"]
+    assert page["schedulerDisplayResource"] is False
+    unknown = ui.owner_resource_summary(CONF, "carol", [], [mine])
+    assert (unknown["owner"], unknown["isolatedNodes"], unknown["totalTopologies"]) == (
+        "carol", -1, 0)
+    assert "topologies" not in unknown and "schedulerDisplayResource" not in unknown
 
 
 def common_stats(resources=None):

@@ -3,7 +3,8 @@
 
 Ports of 2.8.8 ``storm-webapp``'s ``UIHelpers``: ``getClusterSummary``, ``getNimbusSummary``,
 ``getSupervisorSummary`` and ``getPrettifiedSupervisorMap``, ``getSupervisorPageInfo``,
-``getAllTopologiesSummary`` with ``getTopologyMap``, ``getTopologySummary`` with
+``getAllTopologiesSummary`` with ``getTopologyMap``, ``getOwnerResourceSummaries`` and
+``getOwnerResourceSummary`` with ``unpackOwnerResourceSummary``, ``getTopologySummary`` with
 ``unpackTopologyInfo``, ``getTopologyStatsMap``, ``getCommonAggStatsMap`` and the spout and bolt
 rows, ``getComponentPage`` with ``unpackBoltPageInfo``/``unpackSpoutPageInfo`` and their rows,
 ``getComponentErrors``, ``getActiveAction``, ``getTopologyWorkers``, ``getTopolgoyLogConfig``,
@@ -25,7 +26,8 @@ from pynimbus.clojure_port.ui_summaries import (
     SUPERVISOR_CPU_CAPACITY, SUPERVISOR_MEMORY_CAPACITY_MB, bolt_input_stat, executor_stat,
     java_format_fixed, output_stat, pretty_uptime_sec, to_log4j_level, topology_op_response,
     url_encode, url_format, window_hint)
-from pynimbus.generated.storm.ttypes import ComponentType, LogConfig, LogLevel, LogLevelAction
+from pynimbus.generated.storm.ttypes import (
+    ComponentType, LogConfig, LogLevel, LogLevelAction, OwnerResourceSummary)
 
 LOGVIEWER_HTTPS_PORT = "logviewer.https.port"
 BUGTRACKER_URL = "ui.project.bugtracker.url"
@@ -327,6 +329,57 @@ def all_topologies_summary(conf, topologies):
     """``getAllTopologiesSummary`` of ``getTopologySummaries``."""
     return {"topologies": [topology_summary_json(t) for t in topologies],
             "schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE)}
+
+
+# -- owners' resources (2.x only)
+
+
+def guarantee(value):
+    """An owner's guarantee, or "N/A" when none is set (or it is -1)."""
+    return "N/A" if value is None or value == -1 else value
+
+
+def owner_resource_json(summary):
+    """``unpackOwnerResourceSummary``."""
+    isolated = summary.isolated_node_guarantee
+    return {
+        "owner": summary.owner,
+        "totalTopologies": summary.total_topologies or 0,
+        "totalExecutors": summary.total_executors or 0,
+        "totalWorkers": summary.total_workers or 0,
+        "totalTasks": summary.total_tasks or 0,
+        "totalMemoryUsage": summary.memory_usage or 0.0,
+        "totalCpuUsage": summary.cpu_usage or 0.0,
+        "memoryGuarantee": guarantee(summary.memory_guarantee),
+        "cpuGuarantee": guarantee(summary.cpu_guarantee),
+        "isolatedNodes": -1 if isolated is None else isolated,
+        "memoryGuaranteeRemaining": guarantee(summary.memory_guarantee_remaining),
+        "cpuGuaranteeRemaining": guarantee(summary.cpu_guarantee_remaining),
+        "totalReqOnHeapMem": summary.requested_on_heap_memory or 0.0,
+        "totalReqOffHeapMem": summary.requested_off_heap_memory or 0.0,
+        "totalReqMem": summary.requested_total_memory or 0.0,
+        "totalReqCpu": summary.requested_cpu or 0.0,
+        "totalAssignedOnHeapMem": summary.assigned_on_heap_memory or 0.0,
+        "totalAssignedOffHeapMem": summary.assigned_off_heap_memory or 0.0,
+    }
+
+
+def owner_resource_summaries(conf, summaries):
+    """``getOwnerResourceSummaries``: ``/owner-resources``."""
+    return {"schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE),
+            "owners": [owner_resource_json(s) for s in summaries]}
+
+
+def owner_resource_summary(conf, owner, summaries, topologies):
+    """``getOwnerResourceSummary``: ``/owner-resources/<owner>``, the owner's first summary
+    and topologies; an owner Nimbus knows nothing of gets empty figures (and, as in 2.8.8,
+    neither topologies nor ``schedulerDisplayResource``)."""
+    if not summaries:
+        return owner_resource_json(OwnerResourceSummary(owner=owner))
+    body = {"schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE)}
+    body.update(owner_resource_json(summaries[0]))
+    body["topologies"] = [topology_summary_json(t) for t in topologies if t.owner == owner]
+    return body
 
 
 # -- the topology page

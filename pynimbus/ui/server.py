@@ -87,6 +87,9 @@ class UIApi(object):
         parts = path.split("/")
         if path == "supervisor":
             return defer.maybeDeferred(self.supervisor, params)
+        if self.v2 and parts[0] == "owner-resources" and len(parts) <= 2:
+            owner = parts[1] if len(parts) == 2 and parts[1] else None
+            return defer.maybeDeferred(self.owner_resources, owner)
         if len(parts) == 2 and parts[0] == "topology-workers" and parts[1]:
             return defer.maybeDeferred(self.topology_workers, parts[1])
         if len(parts) >= 2 and parts[0] == "topology" and parts[1]:
@@ -178,6 +181,18 @@ class UIApi(object):
             return ui_summaries_2x.all_topologies_summary(self.conf, topologies or [])
         summary = yield self.nimbus("getClusterInfo")
         return ui_summaries.all_topologies_summary(self.conf, summary.topologies or [])
+
+    @defer.inlineCallbacks
+    def owner_resources(self, owner=None):
+        """2.x's ``/owner-resources`` (every owner) and ``/owner-resources/<owner>``."""
+        summaries = yield self.nimbus("getOwnerResourceSummaries", owner)
+        if owner is None:
+            return ui_summaries_2x.owner_resource_summaries(self.conf, summaries or [])
+        topologies = []
+        if summaries:
+            topologies = yield self.nimbus("getTopologySummaries")
+        return ui_summaries_2x.owner_resource_summary(self.conf, owner, summaries or [],
+                                                      topologies or [])
 
     @defer.inlineCallbacks
     def topology(self, topology_id, params, user):
