@@ -51,7 +51,13 @@ API = b"api"
 
 class UIApi(object):
     """The REST API's answers: ``path`` (after ``/api/v1/``) to a Deferred JSON value (or
-    JSON text), or None for a path it does not know."""
+    JSON text), or None for a path it does not know.
+
+    With ``pynimbus.storm.compat: "2.x"`` they are Storm 2.8.8's UI's
+    (:mod:`pynimbus.clojure_port.ui_summaries_2x`, the ``_2x`` graph): its fields and
+    orders, ``/metrics`` answered with the topology page, profiling as POSTs (never 501),
+    ``/owner-resources``, one ``setLogConfig`` per logger; ``/visualization-init``, which
+    2.8.8 fails, gives the stream boxes it meant."""
 
     def __init__(self, conf, nimbus, clock):
         self.conf = conf
