@@ -3,6 +3,8 @@ ui_summaries_2x` and the ``_2x`` graph of :mod:`pynimbus.clojure_port.ui_visuali
 hand-made Thrift values: 2.x's log links, generic resources, formats, orders and the fields 1.2.4
 did not have.  The comparison with the real 2.8.8 UI is ``tests/compat/test_storm_ui.py``."""
 
+import json
+
 import pytest
 
 from pynimbus.clojure_port import ui_summaries as ui1
@@ -366,3 +368,17 @@ def test_visualization_init_2x_gives_distinct_streams_four_to_a_row():
         ("__ack_ack", "_s__ack_ack", False), ("__ack_init", "_s__ack_init", False),
         ("default", "default", True)]
     assert all(len(row) <= 4 for row in body["visualizationTable"])
+
+
+def test_lag_in_2x_is_only_for_the_new_kafka_spout():
+    """2.8.8's ``TopologySpoutLag`` reads the new spout's conf; 1.2.4's also the old one's."""
+    def spout(conf):
+        return SpoutSpec(spout_object=None, common=ComponentCommon(
+            inputs={}, streams={}, json_conf=json.dumps(conf)))
+    topology = StormTopology(bolts={}, spouts={
+        "new": spout({"config.topics": "t", "config.groupid": "g",
+                      "config.bootstrap.servers": "k:9092"}),
+        "old": spout({"config.topics": "t", "config.zkRoot": "/kafka"}),
+        "plain": spout({})})
+    assert sorted(viz.topology_lag(topology)) == ["new", "old"]
+    assert list(viz.topology_lag(topology, kinds=("new",))) == ["new"]

@@ -368,13 +368,14 @@ def kafka_spout_kind(json_conf):
     return "old" if "config.zkRoot" in conf else None
 
 
-def topology_lag(topology):
-    """``TopologySpoutLag.lag``: ``{spout id: lag info}`` for the Kafka spouts, each with
-    Storm's ``errorInfo`` saying why there is no figure (other spouts have no lag)."""
+def topology_lag(topology, kinds=("new", "old")):
+    """``TopologySpoutLag.lag``: ``{spout id: lag info}`` for the Kafka spouts of ``kinds``
+    (2.8.8 knows only the "new" one), each with Storm's ``errorInfo`` saying why there is no
+    figure (other spouts have no lag)."""
     lag = {}
     for spout_id in thrift_map_order(topology.spouts or {}):
         common = topology.spouts[spout_id].common
-        if kafka_spout_kind(common.json_conf if common is not None else None):
+        if kafka_spout_kind(common.json_conf if common is not None else None) in kinds:
             lag[spout_id] = {"spoutId": spout_id, "spoutType": "KAFKA",
                              "errorInfo": KAFKA_LAG_UNSUPPORTED}
     return lag

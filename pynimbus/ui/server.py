@@ -237,7 +237,7 @@ class UIApi(object):
             return {}
         topology = yield self.nimbus("getUserTopology", topology_id)
         if self.v2:
-            return ui_visualization.topology_lag(topology)
+            return ui_visualization.topology_lag(topology, kinds=("new",))
         return NoCallback(ui_visualization.topology_lag(topology))
 
     @defer.inlineCallbacks
