@@ -12,8 +12,9 @@ loop over one keep-alive-less connection per request, for ``--window`` seconds a
 UI process's: pynimbus ui's Python, Storm's JVM (``-Xmx384m``).
 
 Run: ``python bench/bench_ui.py [--topologies 100] [--clients 4] [--window 10] [--warmup 3]
-[--runs 1]``.  Storm's side needs Java 17 and the storm-core 1.2.4 jars (Maven Central, cached
-in ``.cache/``); without them only pynimbus's side runs.  Asserts nothing.
+[--runs 1] [--ui-option KEY=VALUE ...]``.  Storm's side needs Java 17 and the storm-core 1.2.4
+jars (Maven Central, cached in ``.cache/``); without them only pynimbus's side runs.  Asserts
+nothing.
 """
 
 import argparse
@@ -112,6 +113,9 @@ def main(argv=None):
     parser.add_argument("--window", type=float, default=10.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--ui-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a -c option of pynimbus ui (e.g. pynimbus.ui.leader.cache.secs=0:"
+                             " the leader looked up for every request, as Storm's UI does)")
     args = parser.parse_args(argv)
     reason = storm_ui.unavailable_reason("1.x")
     print("UI REST requests: %d topologies, %d clients, warm-up %.0f s, window %.0f s, %d run(s)"
@@ -122,7 +126,7 @@ def main(argv=None):
         stack.enter_context(FakeSupervisors(target.cluster_conf, SUPERVISORS, "1.2.4"))
         ids = submit_topologies(target, args.topologies)
         ours = UIProcess(pathlib.Path(stack.enter_context(tempfile.TemporaryDirectory())),
-                         target.port, nimbus_host=target.host)
+                         target.port, nimbus_host=target.host, options=args.ui_option)
         stack.callback(ours.stop)
         ours.wait_serving()
         sides = [("pynimbus", "http://%s:%d" % (LOOPBACK, ours.port), ours.process.pid)]
