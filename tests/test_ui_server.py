@@ -85,6 +85,34 @@ def test_a_callback_parameter_gives_javascript(cluster):
     assert json.loads(body[len("show("):-2])["topologies"] == []
 
 
+@pytest.mark.parametrize("callback", ["alert(1)//", "1x", "a-b", "x" * 129])
+def test_a_callback_that_is_no_javascript_name_is_ignored(cluster, callback):
+    """As 2.8.8 sanitizes it: the answer is plain JSON, nothing of the parameter in it."""
+    _nimbus, ui = cluster
+    status, content_type, body = ui.get("/api/v1/topology/summary?callback=" + callback)
+    assert status == 200 and content_type == "application/json;charset=utf-8"
+    assert json.loads(body)["topologies"] == []
+
+
+def test_in_2x_mode_failures_answer_as_storm_2_8_8s_exception_mappers(cluster, tmp_path):
+    """A message (not a trace), never as JavaScript, with 2.8.8's CORS headers."""
+    nimbus, _ui = cluster
+    ui = UIProcess(tmp_path, nimbus.port, options=["pynimbus.storm.compat=2.x"])
+    try:
+        ui.wait_serving()
+        status, headers, body = ui.exchange("GET", "/api/v1/topology/nope-1-1?callback=show")
+        assert status == 500 and headers["content-type"] == "application/json;charset=utf-8"
+        error = json.loads(body)
+        assert error["error"] == "500 Server Error"
+        assert error["errorMessage"].startswith(
+            "org.apache.storm.generated.NotAliveException: ") and "nope-1-1" in (
+            error["errorMessage"])
+        assert headers["access-control-allow-origin"] == "*"
+        assert headers["x-content-type-options"] == "nosniff"
+    finally:
+        ui.stop()
+
+
 @pytest.mark.parametrize("path", ["/api/v1/no/such/thing", "/api/v2/cluster/summary",
                                   "/elsewhere"])
 def test_an_unknown_path_is_not_found(cluster, path):

@@ -25,6 +25,7 @@ import logging
 import re
 import traceback
 
+from thrift.Thrift import TException
 from twisted.internet import defer
 from twisted.internet.error import CannotListenError
 from twisted.web import resource, server
@@ -45,7 +46,13 @@ log = logging.getLogger(__name__)
 
 UI_PORT, UI_HOST = "ui.port", "ui.host"
 UI_BIND_ADDRESS = "pynimbus.ui.bind.address"  # over ui.host when set
-HTTP_STATUS_MESSAGES = {403: "Forbidden", 404: "Not Found", 500: "Server Error"}
+HTTP_STATUS_MESSAGES = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+                        500: "Server Error"}
+JSONP_CALLBACK = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$")
+TTYPES_MODULE = "pynimbus.generated.storm.ttypes"
+# 2.8.8's JSON answers' CORS headers (getJsonResponseHeaders)
+ALLOW_HEADERS_2X = (b"Content-Type, Access-Control-Allow-Headers, Access-Controler-Allow-Origin, "
+                    b"X-Requested-By, X-Csrf-Token, Authorization, X-Requested-With")
 API = b"api"
 
 
@@ -438,6 +445,28 @@ def exception_json(error, status):
                 type(error), error, error.__traceback__))}
 
 
+def exception_json_2x(error, status):
+    """2.8.8 ``UIHelpers.exceptionToJson``: the status and the exception's message.  A Thrift
+    exception's Java message is empty, so Storm shows its class; ours adds its ``msg``, which
+    says what went wrong."""
+    if isinstance(error, TException) and type(error).__module__ == TTYPES_MODULE:
+        message = "org.apache.storm.generated." + type(error).__name__
+        if getattr(error, "msg", None):
+            message += ": " + error.msg
+    else:
+        message = str(error) or type(error).__name__
+    return {"error": "%d %s" % (status, HTTP_STATUS_MESSAGES.get(status, "")),
+            "errorMessage": message}
+
+
+def safe_jsonp_callback(callback):
+    """2.8.8 ``sanitizeJsonpCallback``: a callback that is a (dotted) JavaScript name of at
+    most 128 characters, else None (the answer is then plain JSON); 1.x mode does the same."""
+    if callback is None or len(callback) > 128 or not JSONP_CALLBACK.match(callback):
+        return None
+    return callback
+
+
 class ApiResource(resource.Resource):
     """``/api/v1/...``."""
 
@@ -447,6 +476,7 @@ class ApiResource(resource.Resource):
         super().__init__()
         self.api = api
         self.guard = guard if guard is not None else ForgeryGuard(False)
+        self.v2 = api.v2
 
     @staticmethod
     def path_and_params(request):
@@ -508,9 +538,14 @@ class ApiResource(resource.Resource):
             value, callback = value.body, None
         request.setResponseCode(status)
         request.setHeader(b"cache-control", b"no-cache, no-store")
+        request.setHeader(b"x-content-type-options", b"nosniff")
         origin = request.getHeader(b"origin")
-        if origin and self.guard.echoes_origin():  # ring-cors's any-origin pattern
+        if self.v2 and self.guard.echoes_origin():
+            request.setHeader(b"access-control-allow-origin", b"*")
+            request.setHeader(b"access-control-allow-headers", ALLOW_HEADERS_2X)
+        elif origin and self.guard.echoes_origin():  # 1.2.4's ring-cors, any origin
             request.setHeader(b"access-control-allow-origin", origin)
+        callback = safe_jsonp_callback(callback)
         body = json_body(value)
         if callback is not None:
             request.setHeader(b"content-type", b"application/javascript;charset=utf-8")
@@ -521,10 +556,18 @@ class ApiResource(resource.Resource):
         request.finish()
 
     def _fail(self, failure, request, callback, finished):
+        """Storm's answer to a failure: 1.2.4's ``catch-errors`` (403 for an
+        AuthorizationException, else 500, with the trace); 2.8.8's exception mappers (401 for
+        an AuthorizationException, else 500, with the message, never as JSONP)."""
         error = failure.value
-        status = 403 if isinstance(error, AuthorizationException) else 500
-        if status == 500:
+        refused = isinstance(error, AuthorizationException)
+        if not refused:
             log.error("UI request %s failed: %s", request.uri, failure.getTraceback())
+        if self.v2:
+            status = 401 if refused else 500
+            self._respond(exception_json_2x(error, status), request, None, finished, status)
+            return
+        status = 403 if refused else 500
         self._respond(exception_json(error, status), request, callback, finished, status)
 
 
