@@ -3,6 +3,7 @@ link Storm's UI builds (the dev UI's ``workerLogLink``), and searching it finds 
 supervisor's ``worker.yaml`` names the live worker, whose logs a cleanup round keeps.  And
 ``pynimbus supervisor`` serves its workers' logs in its own process."""
 
+import http.client
 import json
 import os
 import time
@@ -74,6 +75,35 @@ def test_the_uis_worker_log_link_serves_the_log_and_search_finds_it(dev, tmp_pat
         assert text[match["byteOffset"]:].startswith(wanted.encode("utf-8"))
     finally:
         thrift(dev, "killTopologyWithOpts", "logged", KillOptions(wait_secs=0))
+
+
+def test_the_debug_switchs_events_open_at_the_components_event_log_link(dev, tmp_path):
+    """With an event logger, the UI's debug action samples the word count's emits into
+    events.log, and the component page's ``eventLogLink`` opens it in the logviewer."""
+    storm_id = submit_quickstart(dev, tmp_path, "debugged",
+                                 "-c", "topology.eventlogger.executors=1")
+    try:
+        ui = http.client.HTTPConnection("127.0.0.1", dev.ui_port, timeout=60)
+        try:
+            ui.request("POST", "/api/v1/topology/%s/debug/enable/100" % storm_id)
+            response = ui.getresponse()
+            assert response.status == 200, response.read()
+        finally:
+            ui.close()
+        page = "/api/v1/topology/%s/component/count_bolt" % storm_id
+        deadline = time.monotonic() + 120
+        while True:
+            link = json.loads(http_get("127.0.0.1", dev.ui_port, page)[2])["eventLogLink"]
+            status, _headers, body = get(link)
+            if status == 200 and b",word_spout," in body:
+                break
+            assert time.monotonic() < deadline, (link, status, body[-2000:])
+            time.sleep(0.5)  # the flush of the sampled events is the condition
+        assert link.startswith("http://localhost:%d/log?file=%s%%2F" % (dev.logviewer_port,
+                                                                        storm_id))
+        assert link.endswith("%2Fevents.log")
+    finally:
+        thrift(dev, "killTopologyWithOpts", "debugged", KillOptions(wait_secs=0))
 
 
 def test_worker_yaml_names_the_live_worker_and_cleanup_keeps_its_logs(dev, tmp_path):
