@@ -15,7 +15,7 @@ float (a Double) or the int 0 where Storm's ``val-avg`` gives the Long 0, becaus
 writes ``0`` and ``0.0`` differently.
 """
 
-from pynimbus.clojure_port.stats import is_system_id
+from pynimbus.clojure_port.stats import aggregate_count_streams, mk_include_sys_filter
 
 TEN_MIN_IN_SECONDS = 600
 
@@ -77,19 +77,11 @@ def aggregate_counts(counts_seq):
     return _merge_with(lambda a, b: _merge_with(lambda x, y: x + y, (a, b)), counts_seq)
 
 
-def include_sys_fn(include_sys):
-    """``mk-include-sys-fn``: a stream predicate keeping all, or string non-system ids."""
-    if include_sys:
-        return lambda stream: True
-    return lambda stream: isinstance(stream, str) and not is_system_id(stream)
-
-
 def pre_process(stats, include_sys):
     """``pre-process``: the emitted and transferred streams kept by ``include_sys``."""
-    keep = include_sys_fn(include_sys)
+    keep = mk_include_sys_filter(include_sys)
     for key in ("emitted", "transferred"):
-        stats[key] = {window: {s: n for s, n in (streams or {}).items() if keep(s)}
-                      for window, streams in stats[key].items()}
+        stats[key] = {window: keep(streams) for window, streams in stats[key].items()}
     return stats
 
 
@@ -124,11 +116,6 @@ def aggregate_spout_stats(stats_seq, include_sys):
         "complete-latencies": aggregate_averages([s.complete_ms_avg for s in spouts],
                                                  [s.acked for s in spouts])})
     return stats
-
-
-def aggregate_count_streams(stats):
-    """``aggregate-count-streams``: ``{window: sum over streams}``."""
-    return {window: sum((streams or {}).values()) for window, streams in stats.items()}
 
 
 def aggregate_spout_streams(stats):

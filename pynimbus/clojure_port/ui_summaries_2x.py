@@ -18,7 +18,7 @@ an object); a map 2.8.8 would dereference while null reads as empty rather than 
 """
 
 from pynimbus.clojure_port.java_hash_map import (
-    java_hash_map_order, string_hash, thrift_map_order)
+    java_hash_map_order, java_hashmap_order, string_hash, thrift_map_order)
 from pynimbus.clojure_port.java_json import java_double_to_string
 from pynimbus.clojure_port.system_topology import global_stream_id_hash
 from pynimbus.clojure_port.ui_summaries import (
@@ -385,12 +385,6 @@ def owner_resource_summary(conf, owner, summaries, topologies):
 # -- the topology page
 
 
-def java_string_map_order(mapping):
-    """Keys of a ``new HashMap<>()`` filled from a decoded Thrift map with string keys
-    (``getStatDisplayMapLong``'s copy)."""
-    return java_hash_map_order(thrift_map_order(mapping), string_hash)
-
-
 def topology_stats(stats):
     """``getTopologyStatsMap``: a row per window the emitted counts have (none without
     stats), in the order of their ``HashMap``."""
@@ -404,7 +398,8 @@ def topology_stats(stats):
              "transferred": transferred.get(w),
              "completeLatency": float_str(latency_by_hint.get(window_hint(w))),
              "acked": acked.get(w, 0), "failed": failed.get(w, 0)}
-            for w in java_string_map_order(emitted)]
+            # getStatDisplayMapLong copies the decoded map into a new HashMap
+            for w in java_hashmap_order(thrift_map_order(emitted))]
 
 
 def common_agg_stats_json(common):

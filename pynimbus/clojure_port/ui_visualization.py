@@ -16,14 +16,14 @@ import json
 import re
 
 from pynimbus.clojure_port.executor_stats import (
-    bolt_streams_stats, compute_bolt_capacity, compute_executor_capacity, include_sys_fn,
-    spout_streams_stats)
-from pynimbus.clojure_port.java_hash_map import java_hash_map_order, thrift_map_order
+    bolt_streams_stats, compute_bolt_capacity, compute_executor_capacity, spout_streams_stats)
+from pynimbus.clojure_port.java_hash_map import int32, java_hash_map_order, thrift_map_order
 from pynimbus.clojure_port.java_json import java_double_to_string
 from pynimbus.clojure_port.java_order import (
     ARRAY_MAP_MAX_PERSISTENT, clojure_hasheq, clojure_hasheq_string, clojure_map_order,
     clojure_set_order)
-from pynimbus.clojure_port.stats import BOLT, SPOUT, component_type, is_system_id
+from pynimbus.clojure_port.stats import (
+    BOLT, SPOUT, component_type, is_system_id, mk_include_sys_filter)
 from pynimbus.clojure_port.ui_summaries import (
     ALL_TIME, float_str, url_format, window_hint)
 from pynimbus.clojure_port.system_topology import global_stream_id_hash
@@ -34,11 +34,6 @@ _GROUPING_NAMES = (("fields", "fields"), ("shuffle", "shuffle"), ("all", "all"),
                    ("none", "none"), ("custom_serialized", "custom-serialized"),
                    ("custom_object", "custom-object"), ("direct", "direct"),
                    ("local_or_shuffle", "local-or-shuffle"))
-
-
-def int32(value):
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def sanitize_stream_name(name):
@@ -92,9 +87,8 @@ def split_by_type(topology, executors, include_sys):
             spouts.append(summary)
         elif kind == BOLT:
             bolts.append(summary)
-    keep = include_sys_fn(include_sys)
     return (group_by_component(spouts),
-            {c: s for c, s in group_by_component(bolts).items() if keep(c)})
+            mk_include_sys_filter(include_sys)(group_by_component(bolts)))
 
 
 def component_inputs(spec):

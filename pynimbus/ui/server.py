@@ -82,15 +82,18 @@ class UIApi(object):
             "topology/summary": self.topology_summary,
         }
         # ``/api/v1/topology/<id>/<page>``: pages drawn from the executors' own stats
+        # page -> (its answer, the errors getTopologyInfoWithOpts is asked for: 1.2.4's
+        # table of streams wants the last one, the others none; 2.8.8 always asks for one)
+        one, none = NumErrorsChoice.ONE, NumErrorsChoice.NONE
         self.graph_routes = {
-            "visualization": ui_visualization.visualization_data,
-            "visualization-init": ui_visualization.build_visualization,
-            "metrics": ui_visualization.topology_metrics_page,
+            "visualization": (ui_visualization.visualization_data, none),
+            "visualization-init": (ui_visualization.build_visualization, one),
+            "metrics": (metrics_page, none),
         }
         if self.v2:  # 2.8.8's /metrics answers the topology page
             self.graph_routes = {
-                "visualization": ui_visualization.visualization_data_2x,
-                "visualization-init": ui_visualization.build_visualization_2x}
+                "visualization": (ui_visualization.visualization_data_2x, one),
+                "visualization-init": (ui_visualization.build_visualization_2x, one)}
 
     def answer(self, path, params, user=None):
         """A GET of ``path``; ``params``: the query's ``{name: text}``."""
@@ -113,8 +116,8 @@ class UIApi(object):
             if self.v2 and parts[2:] == ["metrics"]:
                 return defer.maybeDeferred(self.topology, parts[1], params, user)
             if len(parts) == 3 and parts[2] in self.graph_routes:
-                return defer.maybeDeferred(self.graph_page, self.graph_routes[parts[2]], parts[1],
-                                           params)
+                return defer.maybeDeferred(self.graph_page, *self.graph_routes[parts[2]],
+                                           topology_id=parts[1], params=params)
             if parts[2:] == ["lag"]:
                 return defer.maybeDeferred(self.lag, parts[1])
             if len(parts) == 4 and parts[2] == "component" and parts[3]:
@@ -221,20 +224,15 @@ class UIApi(object):
                                           int(self.clock.seconds()))
 
     @defer.inlineCallbacks
-    def graph_page(self, page, topology_id, params):
+    def graph_page(self, page, errors, topology_id, params):
         """``/visualization``, ``/visualization-init`` and ``/metrics``: the system topology
         and its executors' stats (``window``, ``sys``)."""
         yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
         topology = yield self.nimbus("getTopology", topology_id)
-        # the table of streams wants the last error (1.2.4's ONE), the others none
-        errors = (NumErrorsChoice.ONE if page is ui_visualization.build_visualization
-                  or self.v2 else NumErrorsChoice.NONE)
         info = yield self.nimbus("getTopologyInfoWithOpts", topology_id,
                                  GetInfoOptions(num_err_choice=errors))
-        args = (topology, info.executors, params.get("window"), include_sys(params.get("sys")))
-        if page is ui_visualization.topology_metrics_page:
-            return page(*args)
-        return page(*args, topology_id)
+        return page(topology, info.executors, params.get("window"),
+                    include_sys(params.get("sys")), topology_id)
 
     @defer.inlineCallbacks
     def lag(self, topology_id):
@@ -421,6 +419,11 @@ def java_parse_int(text, bits=32):
 def include_sys(sys_param):
     """``check-include-sys?``: absent or "false" is false, anything else true."""
     return sys_param is not None and sys_param != "false"
+
+
+def metrics_page(topology, executors, window, sys, _storm_id):
+    """``/metrics`` (1.x) as the other graph pages are called."""
+    return ui_visualization.topology_metrics_page(topology, executors, window, sys)
 
 
 class NoCallback(object):
