@@ -142,6 +142,10 @@ def worker_artifacts_root(conf, storm_id, port):
     return os.path.join(log_dir, "workers-artifacts", name, str(int(port)))
 
 
+# ConfigUtils.workerArtifactsPidPath's file name, in worker_artifacts_root
+WORKER_PID_FILE = "worker.pid"
+
+
 def touch_worker_pid(conf, worker_id, pid):
     """Write the empty ``pids/<pid>`` file of a process of the worker."""
     open(os.path.join(worker_pids_root(conf, worker_id), str(int(pid))), "w").close()

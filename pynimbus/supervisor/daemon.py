@@ -20,6 +20,7 @@ registers its ``SupervisorInfo`` (:mod:`.registration`); then every
    ``approved-workers`` (so a restarted supervisor adopts it), then
    ``python -m pynimbus.worker --conf <conf json> <storm id> <supervisor id> <port> <worker id>``
    in ``workers/<worker id>``, its output in ``workers-artifacts/<storm id>/<port>/worker.log``.
+7. carries out the worker-profiler requests for its ports (:mod:`.profiling`).
 
 A worker whose heartbeat is older than ``supervisor.worker.timeout.secs``, or whose process
 exited, is killed and launched again by the next sync.  Blocking work (cluster state, files,
@@ -63,8 +64,10 @@ from pynimbus.common import local_dirs
 from pynimbus.common.config import absolute_paths
 from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.log_limit import RateLimitedLog
+from pynimbus.common.processes import process_alive, send_signal  # noqa: F401 (re-exported)
 from pynimbus.supervisor import (
-    assignments, code, nimbus_rpc, registration, thrift_service, worker_dirs, worker_failures)
+    assignments, code, nimbus_rpc, profiling, registration, thrift_service, worker_dirs,
+    worker_failures)
 from pynimbus.supervisor.assignments import LaunchedWorker
 from pynimbus.thrift import client
 from pynimbus.thrift.client import NimbusClient
@@ -81,31 +84,6 @@ def worker_launch_command(conf_path, storm_id, supervisor_id, port, worker_id):
     <worker id>`` with the same four arguments)."""
     return [sys.executable, "-m", "pynimbus.worker", "--conf", conf_path,
             storm_id, supervisor_id, str(int(port)), worker_id]
-
-
-def process_alive(pid):
-    """The process exists and is no zombie (an exited child that nobody reaped yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, but not ours to signal
-        return True
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True  # no /proc: os.kill said it exists
-
-
-def send_signal(pid, signum):
-    """Signal ``pid``, ignoring one that is gone already."""
-    try:
-        os.kill(pid, signum)
-    except ProcessLookupError:
-        pass
-    except PermissionError as e:
-        log.warning("pid %d: cannot send %s: %s", pid, signal.Signals(signum).name, e)
 
 
 def find_leader_nimbus(conf, timeout=30.0):
@@ -235,6 +213,7 @@ class SupervisorDaemon:
             conf.get("pynimbus.supervisor.worker.restart.max.delay.secs", 60))
         self._owns_cluster_state = cluster_state is None
         self._sync_lock = defer.DeferredLock()
+        self.profiler = profiling.SupervisorProfiler(self)
         # 2.x: the Thrift service, the assignments Nimbus gave (InMemoryAssignmentBackend)
         self.rpc = conf.get("pynimbus.storm.compat") == "2.x"
         self.hostname = registration.supervisor_hostname(conf)
@@ -499,6 +478,7 @@ class SupervisorDaemon:
                           self.backoff.wait_secs(port, now))
             else:
                 yield self.launch_worker(port, local_assignment)
+        yield self.profiler.carry_out(assigned, allocated)
 
     def _read_workers(self):
         """The heartbeats of the workers found and the approved ids.  Blocking."""

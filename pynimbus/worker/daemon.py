@@ -41,8 +41,8 @@ from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.hostname import hostname
 from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
 from pynimbus.common.local_dirs import (
-    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
-    supervisor_stormdist_root, worker_artifacts_root)
+    RESOURCES_SUBDIR, WORKER_PID_FILE, read_supervisor_storm_conf, read_supervisor_topology,
+    supervisor_stormdist_root, worker_artifacts_root, worker_root)
 from pynimbus.common.local_state import LocalState
 from pynimbus.common.local_state import LS_WORKER_HEARTBEAT
 from pynimbus.common.log_limit import Throttle
@@ -68,6 +68,7 @@ from pynimbus.worker.metrics import (
     DEFAULT_SEND_BUFFER_SIZE, TOPOLOGY_EXECUTOR_SEND_BUFFER_SIZE, BuiltinMetrics,
     ConsumerContext, MetricsConsumerExecutor, MetricsTicker, WorkerMetrics, bucket_size_secs)
 from pynimbus.worker.multilang.shell_host import shell_host_factory
+from pynimbus.worker.profiler import WorkerProfiler
 from pynimbus.worker.multilang.shell_process import child_env
 from pynimbus.worker.receive_queue import ExecutorLoop
 from pynimbus.worker.stats import (
@@ -259,8 +260,14 @@ class WorkerDaemon(object):
         return self.cluster_state.assignment_info(self.storm_id)
 
     def _write_pid_file(self):
+        """The pid in the worker's ``pids`` and, as worker.clj ``mk-worker`` spits it, in
+        ``worker.pid`` of its artifacts directory (where the supervisor's profiler actions
+        read it)."""
         os.makedirs(worker_pids_root(self.supervisor_conf, self.worker_id), exist_ok=True)
         touch_worker_pid(self.supervisor_conf, self.worker_id, os.getpid())
+        os.makedirs(self._artifacts_dir(), exist_ok=True)
+        with open(os.path.join(self._artifacts_dir(), WORKER_PID_FILE), "w") as f:
+            f.write(str(os.getpid()))
         self._local_state = LocalState(
             worker_heartbeats_root(self.supervisor_conf, self.worker_id))
 
@@ -787,6 +794,9 @@ def run_worker(conf, storm_id, supervisor_id, port, worker_id):
     worker = WorkerDaemon(reactor, conf, storm_id, supervisor_id, port, worker_id,
                           cluster_state)
     reactor.addSystemEventTrigger("before", "shutdown", worker.shutdown)
+    # before the first heartbeat, after which the supervisor may signal it
+    WorkerProfiler(reactor, worker_root(conf, worker_id),
+                   worker_artifacts_root(conf, storm_id, port)).install()
 
     def failed(failure):
         log.error("worker failed to start: %s", failure.getTraceback())
