@@ -10,6 +10,7 @@ API's.  Screenshots of each page go to the artifacts directory (see :mod:`browse
 
 import http.client
 import os
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -322,7 +323,12 @@ def show_system_components(driver, show):
 
 def click_action(driver, action, confirm=True, **fields):
     """Press the action's button, fill the dialog's ``fields``, then Confirm (or Cancel)."""
-    click(driver, "#action-" + action)
+    click_and_answer(driver, "#action-" + action, confirm, **fields)
+
+
+def click_and_answer(driver, button, confirm=True, **fields):
+    """Press ``button``, fill the dialog's ``fields``, then Confirm (or Cancel)."""
+    click(driver, button)
     browser.wait_for(driver, lambda d: d.find_elements("id", "confirm-dialog"),
                      "the confirmation dialog")
     assert driver.find_element("id", "confirm-dialog").is_displayed()
@@ -386,6 +392,37 @@ def test_debug_with_a_sampling_percentage_through_the_dialog(dev, chrome):
     browser.wait_for(chrome, lambda d: debug_fact(d) == "off", "debug off")
     assert not nimbus_debug().enable
     assert_no_script_errors(chrome)
+
+
+def test_a_workers_jstack_through_the_dialog_is_listed_on_its_dumps_page(dev, chrome):
+    """A worker row's JStack asks first; confirmed, the worker's supervisor has it write its
+    thread dump, which the row's Dumps link (the logviewer's /dumps page) lists."""
+    nimbus, storm_id, logviewer_port = dev
+    open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
+    browser.wait_for(chrome, lambda d: attributes(d, "#workers-table a.dumps-link", "href"),
+                     "the workers' rows", timeout=120)
+    worker = attributes(chrome, "#workers-table button[data-profile=dumpjstack]",
+                        "data-worker")[0]
+    [dumps] = [href for href in attributes(chrome, "#workers-table a.dumps-link", "href")
+               if href.endswith("/" + worker)]
+    assert dumps == "http://%s:%d/dumps/%s/%s" % (worker.split(":")[0], logviewer_port,
+                                                  storm_id, worker)
+    button = "#workers-table button[data-profile=dumpjstack][data-worker='%s']" % worker
+    click_and_answer(chrome, button, confirm=False)
+    click_and_answer(chrome, button)
+    browser.wait_for(chrome, lambda d: (text(d, "#notice") or "").startswith(
+        "JStack (%s): ok" % worker), "the request's answer")
+    browser.screenshot(chrome, "topology-worker-profiling")
+    assert_no_script_errors(chrome)
+
+    def jstack_listed(d):
+        d.get(dumps)
+        return attributes(d, "li a[href*='/jstack-']", "href")
+    browser.wait_for(chrome, jstack_listed, "the thread dump on the Dumps page", timeout=60)
+    browser.screenshot(chrome, "worker-dumps")
+    href = attributes(chrome, "li a[href*='/jstack-']", "href")[0]
+    status, _headers, body = raw_get(logviewer_port, urlsplit(href).path)
+    assert status == 200 and body.startswith(b"Python thread dump of worker pid ")
 
 
 def test_component_page_shows_executors_and_worker_log_links(dev, chrome):

@@ -6,7 +6,7 @@ out (pynimbus.supervisor.profiling), and the dump is listed and served by the lo
 import json
 import os
 import re
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -104,6 +104,12 @@ def test_jstack_heap_profile_and_restart_from_the_ui(dev, tmp_path, wait_until):
         started = ui_get(dev, profiling % "start" + "/10")
         assert started["status"] == "ok" and started["timeout"] == "10"
         assert pending_stops(dev, storm_id)  # shown at Nimbus while it records, as Storm does
+        [active] = ui_get(dev, "/api/v1/topology/%s/component/count_bolt"
+                          % storm_id)["profilerActive"]
+        assert "%s:%s" % (active["host"], active["port"]) == host_port
+        assert 0 < int(active["timestamp"]) <= 600000  # what is left of its 10 minutes
+        # Storm's worker-dump-link encodes the host:port's colon
+        assert unquote(active["dumplink"]).endswith("/dumps/%s/%s" % (storm_id, host_port))
         ui_get(dev, profiling % "dumpprofile")
         first, text = new_dump(dev, storm_id, host_port, "recording-%d-" % pid, (), wait_until)
         assert text.startswith("Python profile (cProfile") and "pynimbus/worker" in text

@@ -553,9 +553,22 @@ def executor_stat(conf, topology_id, executor_stats, fmt=float_str, log_link=wor
     return body
 
 
-def component_page(conf, info, topology_id, component_id, window, user, now_secs):
+def active_profile_action(conf, request, topology_id, now_ms):
+    """One of ``get-active-profile-actions``: a pending recording of the component's
+    workers, its ``timestamp`` the milliseconds left, as text."""
+    port = str(sorted(request.nodeInfo.port or [0])[0])
+    return {"host": request.nodeInfo.node, "port": port,
+            "dumplink": worker_dump_link(conf, request.nodeInfo.node, port, topology_id),
+            "timestamp": str((request.time_stamp or 0) - now_ms)}
+
+
+def component_page(conf, info, topology_id, component_id, window, user, now_secs,
+                   profile_requests=(), now_ms=None):
     """``component-page``: a ``ComponentPageInfo`` for ``window`` as the UI shows it; maps
-    in the order Storm's UI iterates them (its decoded Thrift maps')."""
+    in the order Storm's UI iterates them (its decoded Thrift maps').  ``profile_requests``:
+    ``getComponentPendingProfileActions``' answer for ``JPROFILE_STOP``, asked only with
+    ``worker.profiler.enabled``; ``now_ms`` the time their ``timestamp`` counts from
+    (``now_secs`` by default)."""
     windows = info.window_to_stats or {}
     window_stats = [window_agg_stat(w, windows[w]) for w in thrift_map_order(windows)]
     outputs = info.sid_to_output_stats or {}
@@ -596,8 +609,9 @@ def component_page(conf, info, topology_id, component_id, window, user, now_secs
                                        info.eventlog_port or 0),
         "profilingAndDebuggingCapable": True,
         "profileActionEnabled": conf.get("worker.profiler.enabled"),
-        # Storm lists the pending profile actions when worker.profiler.enabled is on;
-        # pynimbus's workers have no profiler yet
-        "profilerActive": [],
+        "profilerActive": [active_profile_action(
+            conf, r, topology_id, now_secs * 1000 if now_ms is None else now_ms)
+            for r in profile_requests] if conf.get(
+                               "worker.profiler.enabled") else [],
     })
     return body

@@ -122,8 +122,9 @@ def dump_files_page(topology_id, host_port, names):
     items = "".join('<li><a href="%s">%s</a></li>' % (
         html.escape("/dumps/%s/%s/%s" % (topology_id, host_port, n)), html.escape(n))
         for n in names)
-    return ("<!DOCTYPE html>\n<html><head><title>File Dumps - Storm Log Viewer</title></head>"
-            "<body><ul>%s</ul></body></html>" % items)
+    # an empty icon: the logviewer serves no favicon, which a browser would ask for
+    return ("<!DOCTYPE html>\n<html><head><title>File Dumps - Storm Log Viewer</title>"
+            '<link rel="icon" href="data:,"></head><body><ul>%s</ul></body></html>' % items)
 
 
 def worker_files_of_topology(topo_dir):

@@ -252,14 +252,16 @@ class UIApi(object):
         window = params.get("window") or ui_summaries.ALL_TIME
         info = yield self.nimbus("getComponentPageInfo", topology_id, component_id, window,
                                  include_sys(params.get("sys")))
-        if self.v2:
+        pending = []
+        if self.v2 or self.conf.get("worker.profiler.enabled"):
             pending = yield self.nimbus("getComponentPendingProfileActions", topology_id,
                                         component_id, ProfileAction.JPROFILE_STOP)
-            return ui_summaries_2x.component_page(
-                self.conf, info, topology_id, component_id, window, user,
-                int(self.clock.seconds()), pending or [])
-        return ui_summaries.component_page(self.conf, info, topology_id, component_id,
-                                           window, user, int(self.clock.seconds()))
+        now = self.clock.seconds()
+        if self.v2:
+            return ui_summaries_2x.component_page(self.conf, info, topology_id, component_id,
+                                                  window, user, int(now), pending or [])
+        return ui_summaries.component_page(self.conf, info, topology_id, component_id, window,
+                                           user, int(now), pending or [], int(now * 1000))
 
     def profiling(self, topology_id, verb, action, host_port, timeout=None):
         """``/profiling/<verb>/<host:port>[/<timeout>]``: a ``ProfileRequest`` to the worker

@@ -74,7 +74,70 @@
       {key: "supervisorId", title: "Supervisor"},
       {key: "workerLogLink", title: "Log", value: function (w) {
         return UI.logLink(w.workerLogLink, "worker.log");
+      }},
+      {key: "profiling", title: "Profiling and debugging", value: function (w) {
+        return profilingButtons(t, w);
       }}], t.workers, "No workers.");
+  }
+
+  /* -- a worker's profiling and debugging (Storm's UI has them on the component page):
+   * the request goes to Nimbus, the worker's supervisor carries it out, the dump appears on
+   * the logviewer's /dumps page of the worker */
+
+  var PROFILING = [
+    {verb: "dumpjstack", label: "JStack"},
+    {verb: "dumpheap", label: "Heap"},
+    {verb: "start", label: "Profile", minutes: true},
+    {verb: "dumpprofile", label: "Dump profile"},
+    {verb: "stop", label: "Stop profile"},
+    {verb: "restartworker", label: "Restart", danger: true}];
+
+  function hostPort(w) { return w.host + ":" + w.port; }
+
+  function profilingPath(action, w, values) {
+    var path = "topology/" + encodeURIComponent(topologyId) + "/profiling/" + action.verb +
+      "/" + encodeURIComponent(w.host) + ":" + w.port;
+    return action.minutes ? path + "/" + values.minutes : path;
+  }
+
+  /* The worker's /dumps page, on the logviewer its log link names. */
+  function dumpsHref(w) {
+    if (!w.workerLogLink) return null;
+    return new URL(w.workerLogLink).origin + "/dumps/" + encodeURIComponent(topologyId) +
+      "/" + encodeURIComponent(w.host) + ":" + w.port;
+  }
+
+  function runProfiling(action, t, w) {
+    var fields = action.minutes ? [{name: "minutes", label: "For (minutes)", value: 10,
+                                    min: 1}] : [];
+    var message = action.label + ": the worker on " + hostPort(w) + " of " + t.name + "?";
+    UI.confirm(action.label, message, fields).then(function (values) {
+      if (values === null) return;
+      UI.notice(action.label + "…");
+      var path = profilingPath(action, w, values);
+      // 1.x's UI takes these as GET, 2.8.8's as POST (its pages carry topologyVersion)
+      var sent = "topologyVersion" in t ? UI.post(path) : UI.api(path);
+      return sent.then(function (answer) {
+        UI.notice(action.label + " (" + hostPort(w) + "): " + answer.status +
+                  (action.verb === "restartworker" ? "" : "; the dump is listed under Dumps"));
+      });
+    }).catch(function (error) { UI.notice(""); UI.showError(error); });
+  }
+
+  function profilingButtons(t, w) {
+    var buttons = PROFILING.map(function (action) {
+      return el("button", {type: "button", class: "small" + (action.danger ? " danger" : ""),
+                           "data-profile": action.verb, "data-worker": hostPort(w),
+                           disabled: t.status === "KILLED",
+                           onclick: function () { runProfiling(action, t, w); }},
+                action.label);
+    });
+    var dumps = dumpsHref(w);
+    if (dumps) {
+      buttons.push(el("a", {href: dumps, class: "dumps-link", target: "_blank",
+                            rel: "noopener"}, "Dumps"));
+    }
+    return buttons;
   }
 
   /* -- the graph, from /visualization (Storm's mk-visualization-data: keys with a colon) */
