@@ -31,6 +31,9 @@ class StandInClusterState:
     def storm_base(self, storm_id):
         return None
 
+    def topology_log_config(self, storm_id):
+        return None
+
     def remove_worker_heartbeat(self, storm_id, node, port):
         self.removed = (storm_id, node, port)
 

@@ -18,6 +18,17 @@ Failures, before anything is written, as Storm's RuntimeExceptions:
 from pynimbus.generated.storm.ttypes import LogConfig, LogLevel, LogLevelAction
 
 
+# log4j2's standard levels, the most severe first
+LOG4J_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
+
+
+def to_log4j_level(name):
+    """log4j2's ``Level.toLevel(name).toString()``: the level's name (any case, spaces
+    around it ignored), DEBUG for an unknown one or none."""
+    upper = (name or "").strip().upper()
+    return upper if upper in LOG4J_LEVELS else "DEBUG"
+
+
 class InvalidLogConfig(ValueError):
     """A requested LogConfig Storm refuses (its message says which logger and why)."""
 

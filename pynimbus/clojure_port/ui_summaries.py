@@ -20,6 +20,7 @@ import struct
 
 from pynimbus.clojure_port.java_hash_map import (
     java_hash_map_order, thrift_map_order)
+from pynimbus.clojure_port.log_config import to_log4j_level
 from pynimbus.clojure_port.system_topology import global_stream_id_hash
 from pynimbus.generated.storm.ttypes import ComponentType, LogConfig, LogLevel, LogLevelAction
 
@@ -394,9 +395,6 @@ def topology_page(conf, info, window, user, now_secs):
 
 # -- the other topology pages and the actions
 
-LOG4J_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
-
-
 def worker_host_port(executors):
     """``worker-host-port``: the distinct ``{"host", "port"}`` of the executors, in their
     order."""
@@ -414,13 +412,6 @@ def supervisor_page(conf, info):
                             for s in info.supervisor_summaries or []],
             "schedulerDisplayResource": conf.get(SCHEDULER_DISPLAY_RESOURCE),
             "workers": [worker_summary_to_json(conf, w) for w in info.worker_summaries or []]}
-
-
-def to_log4j_level(name):
-    """log4j2's ``Level.toLevel(name).toString()``: the level's name, DEBUG for an unknown
-    one or none."""
-    upper = (name or "").upper()
-    return upper if upper in LOG4J_LEVELS else "DEBUG"
 
 
 def level_to_dict(level):

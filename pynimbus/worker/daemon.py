@@ -67,6 +67,7 @@ from pynimbus.worker.message_id import mk_id_source
 from pynimbus.worker.metrics import (
     DEFAULT_SEND_BUFFER_SIZE, TOPOLOGY_EXECUTOR_SEND_BUFFER_SIZE, BuiltinMetrics,
     ConsumerContext, MetricsConsumerExecutor, MetricsTicker, WorkerMetrics, bucket_size_secs)
+from pynimbus.worker.log_levels import WorkerLogLevels, apply_levels, original_levels
 from pynimbus.worker.multilang.shell_host import shell_host_factory
 from pynimbus.worker.profiler import WorkerProfiler
 from pynimbus.worker.multilang.shell_process import child_env
@@ -186,6 +187,10 @@ class WorkerDaemon(object):
         self.drpc_results = None  # the results its DRPC streams return
         self.metrics_ticker = None  # sends the built-in metrics, when consumers are registered
         self._sampling = {}  # executor -> the event sampling percentage its watch has
+        # the log levels Nimbus's LogConfig sets, from those this process started with
+        self.log_levels = WorkerLogLevels(
+            lambda: int(self.clock() * 1000), original_levels(),
+            lambda changes: apply_levels(changes, log=log))
 
     # -- start-up
 
@@ -198,6 +203,7 @@ class WorkerDaemon(object):
                                            self.storm_id)
         compat = self.conf.get("pynimbus.storm.compat", "1.x")
         self.compat = compat
+        log.info("Started with log levels: %s", self.log_levels.original)
         assignment = yield self.run_blocking(self._read_assignment)
         if assignment is None:
             raise RuntimeError("topology %s has no assignment" % self.storm_id)
@@ -562,6 +568,8 @@ class WorkerDaemon(object):
                                  ("task.refresh.poll.secs", self._refresh)):
             self._start_loop(beat, float(self.conf.get(period_key, 1)))
         self._start_loop(self._rotate_stats, STATS_ROTATION_SECS)
+        self._start_loop(self.log_levels.reset,
+                         float(self.conf.get("worker.log.level.reset.poll.secs", 30)))
         if self._metrics_registrations():
             self.metrics_ticker = self._metrics_ticker()
             self.metrics_ticker.start()
@@ -637,7 +645,8 @@ class WorkerDaemon(object):
     @defer.inlineCallbacks
     def _refresh(self):
         """worker.clj ``refresh-connections`` and ``refresh-storm-active``: stop when this
-        slot no longer runs the topology; follow the topology's status."""
+        slot no longer runs the topology; follow the topology's status, and its log config
+        (:mod:`pynimbus.worker.log_levels`; Storm watches it, this worker reads it here)."""
         try:
             assignment = yield self.run_blocking(self._read_assignment)
             base = yield self.run_blocking(self.cluster_state.storm_base, self.storm_id)
@@ -654,7 +663,20 @@ class WorkerDaemon(object):
             return
         self._connect(assignment)
         self._apply_debug(base)
+        log.debug("Event debug options %s", base.component_debug if base is not None else None)
         self._apply_status(base)
+        yield self._refresh_log_config()
+
+    @defer.inlineCallbacks
+    def _refresh_log_config(self):
+        """The topology's ``LogConfig``, read and processed when it changed."""
+        try:
+            log_config = yield self.run_blocking(self.cluster_state.topology_log_config,
+                                                 self.storm_id)
+        except Exception as e:
+            log.warning("log config refresh failed: %s", e)
+            return
+        self.log_levels.config_read(log_config)
 
     def _suicide(self, assigned_executors):
         """2.8.8 ``suicideIfLocalAssignmentsChanged``: the assignment gives this port other
