@@ -394,6 +394,53 @@ def test_debug_with_a_sampling_percentage_through_the_dialog(dev, chrome):
     assert_no_script_errors(chrome)
 
 
+def worker_logs(nimbus, storm_id):
+    """The text of the topology's worker logs on dev."""
+    import glob
+    text = ""
+    for path in sorted(glob.glob(os.path.join(nimbus.local_dir, "logs", "workers-artifacts",
+                                              storm_id, "*", "worker.log"))):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text += f.read()
+    return text
+
+
+def test_a_log_level_set_and_cleared_from_the_topology_page(dev, chrome):
+    """The log-level form sets a logger's level for a time, as Nimbus then stores it, and
+    the workers take it (their log says so); the row's Clear removes it and the workers go
+    back."""
+    from selenium.webdriver.support.ui import Select
+
+    nimbus, storm_id, _ = dev
+    open_page(chrome, page_url(dev, "topology.html?id=" + storm_id))
+    assert cells(chrome, "log-levels-table", "logger") == []
+    logger = chrome.find_element("css selector", "#log-level-form input[name=logger]")
+    logger.clear()
+    logger.send_keys("pynimbus.worker")
+    Select(chrome.find_element("css selector", "#log-level-form select")).select_by_value(
+        "TRACE")
+    timeout = chrome.find_element("css selector", "#log-level-form input[name=timeout]")
+    timeout.clear()
+    timeout.send_keys("600")
+    click(chrome, "#log-level-apply")
+    browser.wait_for(chrome, lambda d: cells(d, "log-levels-table", "logger") == [
+        "pynimbus.worker"], "the logger in the table")
+    assert cells(chrome, "log-levels-table", "target_level") == ["TRACE"]
+    stored = thrift(nimbus, "getLogConfig", storm_id).named_logger_level["pynimbus.worker"]
+    assert (stored.target_log_level, stored.reset_log_level_timeout_secs) == ("TRACE", 600)
+    poll_until(lambda: "pynimbus.worker: setting log level to TRACE" in worker_logs(
+        nimbus, storm_id), timeout=60, what="the worker taking the level")
+    browser.screenshot(chrome, "topology-log-levels")
+    click(chrome, "#log-levels-table button[data-clear='pynimbus.worker']")
+    browser.wait_for(chrome, lambda d: cells(d, "log-levels-table", "logger") == [],
+                     "the logger cleared")
+    assert "pynimbus.worker" not in (
+        thrift(nimbus, "getLogConfig", storm_id).named_logger_level or {})
+    poll_until(lambda: "pynimbus.worker: setting log level to INFO" in worker_logs(
+        nimbus, storm_id), timeout=60, what="the worker going back to INFO")
+    assert_no_script_errors(chrome)
+
+
 def test_a_workers_jstack_through_the_dialog_is_listed_on_its_dumps_page(dev, chrome):
     """A worker row's JStack asks first; confirmed, the worker's supervisor has it write its
     thread dump, which the row's Dumps link (the logviewer's /dumps page) lists."""

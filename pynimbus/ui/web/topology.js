@@ -235,6 +235,77 @@
     });
   }
 
+  /* -- log levels (Storm's "Change Log Level"): /logconfig's loggers, and a form to set
+   * one; the form is built once, so that a refresh never clears what is being typed */
+
+  var LEVELS = ["OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL"];
+
+  function logConfigPath() {
+    return "topology/" + encodeURIComponent(topologyId) + "/logconfig";
+  }
+
+  function setLogLevels(named, what) {
+    UI.notice(what + "…");
+    return UI.post(logConfigPath(), {namedLoggerLevels: named}).then(function (answer) {
+      UI.notice(what + ": done");
+      showLogLevels(answer);
+    }).catch(function (error) { UI.notice(""); UI.showError(error); });
+  }
+
+  function showLogLevels(config) {
+    var named = (config && config.namedLoggerLevels) || {};
+    var rows = Object.keys(named).sort().map(function (name) {
+      return Object.assign({logger: name}, named[name]);
+    });
+    UI.fill("log-levels", UI.table("log-levels-table", [
+      {key: "logger", title: "Logger"},
+      {key: "target_level", title: "Level"},
+      {key: "timeout", title: "For (seconds)", num: true},
+      {key: "timeout_epoch", title: "Until", value: function (r) {
+        return r.timeout_epoch ? UI.fmtTime(r.timeout_epoch / 1000) : "cleared by hand";
+      }},
+      {key: "clear", title: "", value: function (r) {
+        return el("button", {type: "button", class: "small", "data-clear": r.logger,
+                             onclick: function () {
+                               var named = {};
+                               named[r.logger] = {};  // no target level: removed
+                               setLogLevels(named, "Clear " + r.logger);
+                             }}, "Clear");
+      }}], rows, "No logger set: the workers log at their own levels."));
+  }
+
+  function buildLogLevelForm() {
+    var form = document.getElementById("log-level-form");
+    var logger = el("input", {name: "logger", value: "ROOT", required: true, size: 28,
+                              "aria-label": "Logger"});
+    var level = el("select", {name: "level", "aria-label": "Level"}, LEVELS.map(function (l) {
+      return el("option", {value: l, selected: l === "DEBUG"}, l);
+    }));
+    var timeout = el("input", {name: "timeout", type: "number", value: 30, min: 0, step: 1,
+                               required: true, "aria-label": "For (seconds)"});
+    UI.fill("log-level-form", [
+      el("label", null, "Logger ", logger), el("label", null, "Level ", level),
+      el("label", null, "For (seconds) ", timeout),
+      el("button", {type: "submit", id: "log-level-apply"}, "Apply")]);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var named = {};
+      named[logger.value.trim()] = {target_level: level.value, reset_level: "INFO",
+                                    timeout: Number(timeout.value)};
+      setLogLevels(named, "Set " + logger.value.trim() + " to " + level.value);
+    });
+  }
+
+  var logLevelFormBuilt = false;
+
+  function loadLogLevels() {
+    if (!logLevelFormBuilt) {
+      buildLogLevelForm();
+      logLevelFormBuilt = true;
+    }
+    return UI.api(logConfigPath()).then(showLogLevels);
+  }
+
   function load() {
     if (!topologyId) throw new UI.ApiError("topology", 400, {error: "No topology",
       errorMessage: "Open a topology from the cluster page (topology.html?id=<id>)."});
@@ -259,7 +330,7 @@
         UI.fill("topology-configuration-table", UI.configuration(t.configuration));
         configurationShown = true;
       }
-      return loadGraph();
+      return Promise.all([loadGraph(), loadLogLevels()]);
     });
   }
 
