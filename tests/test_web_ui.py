@@ -52,8 +52,8 @@ def bare_ui(tmp_path_factory):
 def test_every_shipped_file_is_served_with_its_content_type(bare_ui):
     """Each file of pynimbus/ui/web is served as it is on disk, typed by its extension."""
     shipped = sorted(os.listdir(WEB_DIR))
-    assert {"index.html", "topology.html", "component.html", "app.js", "graph.js",
-            "style.css"} <= set(shipped)
+    assert {"index.html", "topology.html", "component.html", "supervisor.html", "app.js",
+            "graph.js", "style.css"} <= set(shipped)
     for name in shipped:
         with open(os.path.join(WEB_DIR, name), "rb") as f:
             on_disk = f.read()
@@ -118,7 +118,8 @@ def test_a_page_without_its_parameters_says_how_to_open_it(bare_ui, chrome):
     to open them from."""
     base = "http://%s:%d/" % (LOOPBACK, bare_ui.port)
     for path, hint in (("topology.html", "topology.html?id=<id>"),
-                       ("component.html?topology_id=x", "topology_id=<id>&id=<c>")):
+                       ("component.html?topology_id=x", "topology_id=<id>&id=<c>"),
+                       ("supervisor.html", "supervisor.html?id=<id> or ?host=<host>")):
         chrome.get(base + path)
         browser.wait_for(chrome, lambda d: d.find_element("id", "error-banner").is_displayed(),
                          "the error on " + path)
@@ -273,6 +274,35 @@ def test_cluster_page_lists_the_running_topology(dev, chrome):
     browser.wait_for(chrome, lambda d: d.current_url.endswith("topology.html?id=" + storm_id),
                      "the topology page")
     assert_no_script_errors(chrome)
+
+
+def test_the_supervisor_page_shows_the_supervisor_and_its_workers(dev, chrome):
+    """The cluster page's supervisor id opens its page: the supervisor with its slots, and
+    the workers it runs (as Nimbus's getSupervisorPageInfo has them), each with its topology
+    and its log."""
+    nimbus, storm_id, logviewer_port = dev
+    [supervisor] = thrift(nimbus, "getClusterInfo").supervisors
+    open_page(chrome, page_url(dev, ""))
+    click(chrome, "#supervisor-table td[data-col=id] a")
+    browser.wait_for(chrome, lambda d: "supervisor.html" in d.current_url
+                     and attributes(d, "body", "data-loaded") == ["true"],
+                     "the supervisor page")
+    assert text(chrome, "#supervisor-name") == supervisor.supervisor_id
+    assert cells(chrome, "supervisor-table", "slotsTotal") == [str(supervisor.num_workers)]
+    browser.wait_for(chrome, lambda d: cells(d, "workers-table", "topologyName"),
+                     "the word count's worker", timeout=120)
+    page = thrift(nimbus, "getSupervisorPageInfo", supervisor.supervisor_id, None, False)
+    assert sorted(cells(chrome, "workers-table", "port")) == sorted(
+        str(w.port) for w in page.worker_summaries)
+    assert set(cells(chrome, "workers-table", "topologyName")) == {"wordcount"}
+    assert set(attributes(chrome, "#workers-table td[data-col=workerLogLink] a", "href")) == {
+        worker_log_url(w.host, logviewer_port, storm_id, w.port)
+        for w in page.worker_summaries}
+    browser.screenshot(chrome, "supervisor")
+    assert_no_script_errors(chrome)
+    click(chrome, "#workers-table td[data-col=topologyName] a")
+    browser.wait_for(chrome, lambda d: d.current_url.endswith("topology.html?id=" + storm_id),
+                     "the topology page")
 
 
 def test_topology_page_shows_components_counting_and_the_graph(dev, chrome):

@@ -97,6 +97,10 @@ var UI = (function () {
     return "topology.html?id=" + encodeURIComponent(id);
   }
 
+  function supervisorHref(id) {
+    return "supervisor.html?id=" + encodeURIComponent(id);
+  }
+
   function componentHref(topologyId, componentId) {
     return "component.html?topology_id=" + encodeURIComponent(topologyId) +
       "&id=" + encodeURIComponent(componentId);
@@ -336,6 +340,7 @@ var UI = (function () {
     fill: fill, showError: showError,
     params: params, statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow,
     showSys: showSys, controls: controls, loader: loader, confirm: confirm, notice: notice,
-    topologyHref: topologyHref, componentHref: componentHref, ApiError: ApiError
+    topologyHref: topologyHref, componentHref: componentHref, supervisorHref: supervisorHref,
+    ApiError: ApiError
   };
 })();

@@ -45,7 +45,10 @@
 
   function supervisorTable(body) {
     return UI.table("supervisor-table", [
-      {key: "host", title: "Host"}, {key: "id", title: "Id"},
+      {key: "host", title: "Host"},
+      {key: "id", title: "Id", value: function (s) {
+        return UI.el("a", {href: UI.supervisorHref(s.id)}, s.id);
+      }},
       {key: "uptime", title: "Uptime"},
       {key: "slotsTotal", title: "Slots", num: true},
       {key: "slotsUsed", title: "Used slots", num: true},

@@ -71,7 +71,9 @@
           return UI.showSys() || !isSystem(c);
         }).map(function (c) { return c + " (" + tasks[c] + ")"; }).join(", ");
       }},
-      {key: "supervisorId", title: "Supervisor"},
+      {key: "supervisorId", title: "Supervisor", value: function (w) {
+        return el("a", {href: UI.supervisorHref(w.supervisorId)}, w.supervisorId);
+      }},
       {key: "workerLogLink", title: "Log", value: function (w) {
         return UI.logLink(w.workerLogLink, "worker.log");
       }},
