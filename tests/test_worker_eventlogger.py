@@ -131,6 +131,122 @@ def test_the_eventlogger_executor_logs_the_source_of_each_event(tmp_path, utc):
     logger.stop()
 
 
+# -- registered event loggers (topology.event.logger.register)
+
+RECORDING_LOGGER = b"""
+import json, os
+from pynimbus.common.event_logger import IEventLogger
+
+
+class Recording(IEventLogger):
+    def prepare(self, storm_conf, arguments, context):
+        self.path = os.path.join(arguments["dir"], "events-%d.jsonl" % context.task_id)
+        self.out = open(self.path, "a")
+        self.out.write(json.dumps({"prepared": arguments, "task": context.task_id}) + "\\n")
+        self.out.flush()
+
+    def log(self, info):
+        self.out.write(json.dumps(info._asdict()) + "\\n")
+        self.out.flush()
+
+    def close(self):
+        self.out.write(json.dumps({"closed": True}) + "\\n")
+        self.out.close()
+"""
+
+
+def registered_logger(tmp_path, clock, registrations):
+    """An ``__eventlogger`` executor of tasks 8 and 9 with ``registrations``, the recording
+    logger importable from the resources dir."""
+    resources = tmp_path / "resources"
+    resources.mkdir(exist_ok=True)
+    (resources / "recording_logger.py").write_bytes(RECORDING_LOGGER)
+    errors = []
+    conf = {"topology.event.logger.register": registrations}
+    ctx = context(clock, **conf)._replace(
+        resources_dir=str(resources),
+        report_error=lambda component, text: errors.append((component, text)))
+    from pynimbus.worker.metrics import ConsumerContext
+    return EventLoggerExecutor(
+        ctx, "__eventlogger", [8, 9], {}, {},
+        stats.ExecutorStatsCollector("bolt", clock.seconds),
+        events_path=str(tmp_path / "events.log"),
+        run_blocking=lambda f, *a: defer.maybeDeferred(f, *a),
+        logger_context=ConsumerContext("t-1-1", "__eventlogger", 8, 6700, str(tmp_path), 0)
+    ), errors
+
+
+def recorded(tmp_path, task_id):
+    import json
+    with open(tmp_path / ("events-%d.jsonl" % task_id)) as f:
+        return [json.loads(line) for line in f]
+
+
+def test_a_registered_python_logger_gets_each_event_of_its_task(tmp_path):
+    """Each task's instance is prepared with the registration's ``arguments`` and its task
+    id, gets the EventInfo of the events sent to its task a second at a time, and is closed
+    with the worker; no events.log is written when only it is registered."""
+    clock = task.Clock()
+    logger, errors = registered_logger(tmp_path, clock, [
+        {"class": "recording_logger.Recording", "arguments": {"dir": str(tmp_path)}}])
+    logger.start()
+    logger.receive(9, executor.TupleImpl(4, "split", "__eventlog",
+                                         ["split", 17, 1000, ["cow"]], UNANCHORED))
+    logger.receive(8, executor.TupleImpl(2, "sentences", "__eventlog",
+                                         ["sentences", None, 2000, ["a b"]], UNANCHORED))
+    assert recorded(tmp_path, 9) == [{"prepared": {"dir": str(tmp_path)}, "task": 9}]
+    clock.advance(1)
+    assert recorded(tmp_path, 9)[1:] == [{"ts": 1000, "component": "split", "task": 4,
+                                          "message_id": 17, "values": ["cow"]}]
+    assert recorded(tmp_path, 8)[1:] == [{"ts": 2000, "component": "sentences", "task": 2,
+                                          "message_id": None, "values": ["a b"]}]
+    logger.receive(9, executor.TupleImpl(4, "split", "__eventlog",
+                                         ["split", 18, 3000, ["moon"]], UNANCHORED))
+    clock.advance(0)  # the executor's loop takes it
+    logger.stop()  # what waits is handed over, then each instance closes
+    assert [r.get("values") for r in recorded(tmp_path, 9)][2:] == [["moon"], None]
+    assert recorded(tmp_path, 9)[-1] == {"closed": True}
+    assert errors == [] and not (tmp_path / "events.log").exists()
+    assert not clock.getDelayedCalls()
+
+
+def test_storms_file_logger_registered_beside_a_python_one_keeps_events_log(tmp_path, utc):
+    clock = task.Clock()
+    logger, errors = registered_logger(tmp_path, clock, [
+        {"class": "org.apache.storm.metric.FileBasedEventLogger"},
+        {"class": "recording_logger.Recording", "arguments": {"dir": str(tmp_path)}}])
+    logger.start()
+    logger.receive(9, executor.TupleImpl(4, "split", "__eventlog",
+                                         ["split", None, 0, ["cow"]], UNANCHORED))
+    clock.advance(1)
+    assert open(tmp_path / "events.log").read() == (
+        "Thu Jan 01 00:00:00 UTC 1970,split,4,,[cow]\n")
+    assert recorded(tmp_path, 9)[-1]["values"] == ["cow"]
+    logger.stop()
+    assert errors == []
+
+
+@pytest.mark.parametrize("class_name, says", [
+    ("com.example.KafkaEventLogger", "looks like a Java class, which a Python worker cannot"),
+    ("recording_logger.Missing", "does not import in the Python worker"),
+    ("NoDots", "is no dotted class name"),
+    ("recording_logger.json", "is no class with log")])
+def test_a_registration_that_does_not_load_is_a_component_error(tmp_path, class_name, says):
+    """Storm throws from prepare; here the component's error says what to register, and
+    the events are dropped for that logger only."""
+    clock = task.Clock()
+    logger, errors = registered_logger(tmp_path, clock, [{"class": class_name}])
+    logger.start()
+    [(component, text)] = errors
+    assert component == "__eventlogger" and says in text
+    assert "pynimbus.common.event_logger.IEventLogger" in text
+    logger.receive(9, executor.TupleImpl(4, "split", "__eventlog",
+                                         ["split", None, 0, ["cow"]], UNANCHORED))
+    clock.advance(1)
+    logger.stop()
+    assert not clock.getDelayedCalls()
+
+
 # -- the executors' emits
 
 def recording_bolt(clock, transferred):
@@ -286,3 +402,36 @@ def test_nimbus_debug_turns_sampled_events_on_and_off_on_dev(tmp_path, monkeypat
         log_text = running.worker_log()
         assert re.search(r"Emitting: split default \[\w+\]", log_text), log_text[-3000:]
         assert re.search(r"Emitting: sentences default \[[a-z ]+\]", log_text)
+
+
+def test_a_python_event_logger_shipped_in_the_jar_gets_the_sampled_events_on_dev(
+        tmp_path, monkeypatch, wait_until):
+    """``topology.event.logger.register`` naming a class in the topology's resources: the
+    real worker imports it, and Nimbus's ``debug`` sends it the split bolt's events."""
+    import glob
+    import json
+
+    from dev_word_count import word_count_on_dev
+
+    out = tmp_path / "logged"
+    out.mkdir()
+    conf = {"topology.eventlogger.executors": 1, "topology.event.logger.register": [
+        {"class": "recording_logger.Recording", "arguments": {"dir": str(out)}}]}
+
+    def logged(component):
+        found = []
+        for path in glob.glob(str(out / "events-*.jsonl")):
+            with open(path) as f:
+                found += [json.loads(line) for line in f]
+        return [e["values"][0] for e in found if e.get("component") == component]
+
+    with word_count_on_dev(tmp_path, monkeypatch, wait_until, "logged-events", conf,
+                           files={"recording_logger.py": RECORDING_LOGGER}) as running:
+        with running.client() as client:
+            client.debug("logged-events", "split", True, 100.0)
+        wait_until(lambda: len(logged("split")) >= 20, timeout=60, interval=0.5,
+                   what="split's events at the registered logger:\n%s"
+                   % running.worker_log()[-3000:])
+        assert running.errors() == {}
+        assert not os.path.exists(os.path.join(running.artifacts_dir(running.ports[0]),
+                                               "events.log"))

@@ -366,15 +366,15 @@ class WorkerDaemon(object):
         if component_id == TOPOLOGY_MASTER_COMPONENT_ID:
             return TopologyMasterExecutor(*args)
         if component_id == EVENTLOGGER_COMPONENT_ID:
-            return EventLoggerExecutor(*args, events_path=os.path.join(
-                self._artifacts_dir(), EVENTS_LOG), run_blocking=self.run_blocking)
+            return EventLoggerExecutor(
+                *args, events_path=os.path.join(self._artifacts_dir(), EVENTS_LOG),
+                run_blocking=self.run_blocking, logger_context=self._user_class_context(
+                    component_id, task_ids[0]))
         registration = self._metrics_registrations().get(component_id)
         if registration is not None:
             return MetricsConsumerExecutor(
                 *args, registration=registration, run_blocking=self.run_blocking,
-                consumer_context=ConsumerContext(
-                    self.storm_id, component_id, task_ids[0], self.port, self._artifacts_dir(),
-                    self.start_secs))
+                consumer_context=self._user_class_context(component_id, task_ids[0]))
         if component is None or component_id.startswith("__"):
             return NoopBoltExecutor(*args)
         obj = component.spout_object if is_spout else component.bolt_object
@@ -391,6 +391,11 @@ class WorkerDaemon(object):
             return executor
         self.report_error(component_id, self._unrunnable(component_id, obj))
         return None
+
+    def _user_class_context(self, component_id, task_id):
+        """The context a metrics consumer's or an event logger's ``prepare`` gets."""
+        return ConsumerContext(self.storm_id, component_id, task_id, self.port,
+                               self._artifacts_dir(), self.start_secs)
 
     def _artifacts_dir(self):
         """``<storm.log.dir>/workers-artifacts/<storm id>/<port>``: events.log and

@@ -8,10 +8,12 @@ Three parts, as in Storm 1.2.4:
   component (its key is the component id, which wins), each emit of that component's
   executors is sent, with probability ``samplingpct``/100, as ``[component-id, message-id,
   ts, values]`` on stream ``__eventlog`` to an ``__eventlogger`` task;
-* the ``__eventlogger`` bolt (``EventLoggerBolt`` with ``FileBasedEventLogger``): each event
-  becomes a line of ``events.log`` in the worker's artifacts directory, ``IEventLogger.
-  EventInfo.toString``'s ``<Date.toString of ts>,<source component>,<source task>,<message
-  id or nothing>,<values as a Java list>``, flushed once a second when something was written;
+* the ``__eventlogger`` bolt (``EventLoggerBolt``): each event goes to the Python loggers of
+  ``topology.event.logger.register`` (:mod:`pynimbus.common.event_logger`) or, with none,
+  ``FileBasedEventLogger``'s: a line of ``events.log`` in the worker's artifacts directory,
+  ``IEventLogger.EventInfo.toString``'s ``<Date.toString of ts>,<source component>,<source
+  task>,<message id or nothing>,<values as a Java list>``, flushed once a second when
+  something was written;
 * ``topology.debug: true``: task.clj's ``Emitting: <component> <stream> <values>`` (and
   ``Emitting direct: <task>; ...``), executor.clj's ``BOLT ack TASK: ...``, ``BOLT fail
   TASK: ...``, ``SPOUT Acking message ...`` and ``SPOUT Failing ...`` lines in the worker log
@@ -34,11 +36,15 @@ from twisted.internet import task
 
 from pynimbus.clojure_port.java_json import java_str
 from pynimbus.clojure_port.system_topology import EVENTLOGGER_STREAM_ID
+from pynimbus.common.event_logger import EventInfo
 from pynimbus.worker.executor import Executor
+from pynimbus.worker.user_classes import RegisteredClassError, load_registered_class
 
 log = logging.getLogger(__name__)
 
 EVENTS_LOG = "events.log"
+TOPOLOGY_EVENT_LOGGER_REGISTER = "topology.event.logger.register"
+FILE_BASED_EVENT_LOGGER = "org.apache.storm.metric.FileBasedEventLogger"
 FLUSH_INTERVAL_SECS = 1.0  # FileBasedEventLogger.FLUSH_INTERVAL_MILLIS
 TOPOLOGY_DEBUG = "topology.debug"
 
@@ -159,38 +165,189 @@ class EventLogFile(object):
             self._file = None
 
 
+class FileEventLogger(object):
+    """``FileBasedEventLogger``: each event a line of ``events.log`` (:func:`event_line`)."""
+
+    def __init__(self, events_file):
+        self.events = events_file
+
+    def open(self):
+        return self.events.open()
+
+    def log(self, info):
+        self.events.log(event_line(*info))
+
+    def close(self):
+        self.events.close()
+
+
+class RegisteredEventLogger(object):
+    """A Python class of ``topology.event.logger.register``
+    (:class:`pynimbus.common.event_logger.IEventLogger`): one instance per task, loaded and
+    prepared in a thread; the events wait and are handed to their task's instance in a
+    thread, a second's at a time, one batch at a time.
+
+    :param registration: the entry (``class``, ``arguments``).
+    :param prepare_args: ``task_id -> (storm_conf, arguments, context)``.
+    """
+
+    def __init__(self, registration, task_ids, prepare_args, reactor, run_blocking,
+                 resources_dir):
+        self.class_name = registration.get("class")
+        self.arguments = registration.get("arguments")
+        self.task_ids = task_ids
+        self.prepare_args = prepare_args
+        self.reactor = reactor
+        self.run_blocking = run_blocking
+        self.resources_dir = resources_dir
+        self.loggers = None  # {task id: its prepared instance}
+        self.pending = []    # (task id, EventInfo) not handed over yet
+        self.failed = False
+        self._handing = None
+        self._flush_loop = None
+
+    def open(self):
+        """Load and prepare (in a thread); a Deferred failing with what to report."""
+        self._flush_loop = task.LoopingCall(self.flush)
+        self._flush_loop.clock = self.reactor
+        self._flush_loop.start(FLUSH_INTERVAL_SECS, now=False)
+        return self.run_blocking(self._prepare_all).addCallbacks(self._prepared, self._failed)
+
+    def _prepare_all(self):
+        logger_class = load_registered_class(
+            self.class_name, self.resources_dir, "log", "the event logger",
+            "register a Python class, module.Class, importable from the topology's resources "
+            "(a subclass of pynimbus.common.event_logger.IEventLogger), or %s"
+            % FILE_BASED_EVENT_LOGGER)
+        loggers = {}
+        for task_id in self.task_ids:
+            logger = logger_class()
+            conf, _arguments, context = self.prepare_args(task_id)
+            logger.prepare(conf, self.arguments, context)
+            loggers[task_id] = logger
+        return loggers
+
+    def _prepared(self, loggers):
+        self.loggers = loggers
+
+    def _failed(self, failure):
+        self.failed = True
+        self.pending = []
+        error = failure.value
+        if isinstance(error, RegisteredClassError):
+            return failure
+        raise RegisteredClassError("the event logger %s failed to prepare: %s: %s" % (
+            self.class_name, type(error).__name__, error))
+
+    def log_to(self, task_id, info):
+        if not self.failed:
+            self.pending.append((task_id, info))
+
+    def flush(self):
+        if self.loggers is None or not self.pending or self._handing is not None:
+            return self._handing
+        batch, self.pending = self.pending, []
+        self._handing = self.run_blocking(self._hand_over, batch)
+
+        def handed(result):
+            self._handing = None
+            return result
+        self._handing.addBoth(handed).addErrback(lambda f: log.error(
+            "event logger %s: %s", self.class_name, f.getTraceback()))
+        return self._handing
+
+    def _hand_over(self, batch):
+        for task_id, info in batch:
+            self.loggers[task_id].log(info)
+
+    def close(self):
+        """Stop the timer, hand over what waits and close each instance (blocking: the
+        worker stops)."""
+        if self._flush_loop is not None and self._flush_loop.running:
+            self._flush_loop.stop()
+        if self.loggers is None:
+            return
+        try:
+            self._hand_over(self.pending)
+        finally:
+            self.pending = []
+            for logger in self.loggers.values():
+                logger.close()
+
+
 class EventLoggerExecutor(Executor):
-    """The ``__eventlogger`` bolt (``EventLoggerBolt`` with its default
-    ``FileBasedEventLogger``): each ``__eventlog`` tuple becomes a line of
-    ``<artifacts dir>/events.log`` naming the tuple's source component and task.
-    ``topology.event.logger.register`` (other loggers, Java classes) is not read."""
+    """The ``__eventlogger`` bolt (``EventLoggerBolt``): each ``__eventlog`` tuple becomes an
+    ``EventInfo`` naming the tuple's source component and task, given to the loggers of
+    ``topology.event.logger.register`` or, with none, written as a line of
+    ``<artifacts dir>/events.log`` (``FileBasedEventLogger``).  A registration that does not
+    load is reported as the component's error; the other loggers go on."""
 
     def __init__(self, context, component_id, task_ids, groupers, component_conf, stats,
-                 events_path, run_blocking):
+                 events_path, run_blocking, logger_context=None):
         super().__init__(context, component_id, task_ids, groupers, component_conf, stats)
-        self.events = EventLogFile(events_path, context.reactor, run_blocking)
+        self.events_path = events_path
+        self.run_blocking = run_blocking
+        self.logger_context = logger_context
+        self.file_logger = None
+        self.registered = []
+        for registration in context.storm_conf.get(TOPOLOGY_EVENT_LOGGER_REGISTER) or []:
+            registration = registration if isinstance(registration, dict) else {}
+            if registration.get("class") == FILE_BASED_EVENT_LOGGER:
+                self.file_logger = self._file_logger()
+            else:
+                self.registered.append(RegisteredEventLogger(
+                    registration, task_ids, self._prepare_args, context.reactor,
+                    run_blocking, context.resources_dir))
+        if self.file_logger is None and not self.registered:
+            self.file_logger = self._file_logger()
+
+    @property
+    def events(self):
+        """The events.log writer (None when only other loggers are registered)."""
+        return self.file_logger.events if self.file_logger is not None else None
+
+    def _file_logger(self):
+        return FileEventLogger(EventLogFile(self.events_path, self.context.reactor,
+                                            self.run_blocking))
+
+    def _prepare_args(self, task_id):
+        context = (self.logger_context._replace(task_id=task_id)
+                   if self.logger_context is not None else None)
+        return self.context.storm_conf, None, context
 
     def start(self):
         super().start()
-        self.events.open().addErrback(lambda f: self.report_error(
-            "the event log %s cannot be written: %s" % (self.events.path,
-                                                        f.getErrorMessage())))
+        if self.file_logger is not None:
+            self.file_logger.open().addErrback(lambda f: self.report_error(
+                "the event log %s cannot be written: %s" % (self.events_path,
+                                                            f.getErrorMessage())))
+        for logger in self.registered:
+            logger.open().addErrback(lambda f: self.report_error(f.getErrorMessage()))
 
     def accept(self, task_id, tuple_):
         if tuple_.stream != EVENTLOGGER_STREAM_ID:
             return
         try:
             _component_id, message_id, ts_ms, values = tuple_.values
-            line = event_line(int(ts_ms), tuple_.source_component, tuple_.source_task,
-                              message_id, values)
+            info = EventInfo(int(ts_ms), tuple_.source_component, tuple_.source_task,
+                             message_id, list(values))
+            if self.file_logger is not None:
+                self.file_logger.log(info)
         except (TypeError, ValueError) as e:
             log.warning("event logger %d: dropped a malformed event: %s", task_id, e)
             return
-        self.events.log(line)
+        for logger in self.registered:
+            logger.log_to(task_id, info)
 
     def stop(self):
         super().stop()
-        self.events.close()
+        if self.file_logger is not None:
+            self.file_logger.close()
+        for logger in self.registered:
+            try:
+                logger.close()
+            except Exception:
+                log.exception("event logger %s did not close", logger.class_name)
         return None
 
 

@@ -36,7 +36,6 @@ objects); consumers get them back as ``TaskInfo`` and ``DataPoint``.
 import collections
 import datetime
 import gc
-import importlib
 import logging
 import os
 import re
@@ -49,6 +48,7 @@ from pynimbus.clojure_port.system_topology import METRICS_STREAM_ID
 from pynimbus.common.metrics_consumer import DataPoint, IMetricsConsumer, TaskInfo
 from pynimbus.worker.event_logger import java_text
 from pynimbus.worker.executor import Executor, receive_buffer_size
+from pynimbus.worker.user_classes import RegisteredClassError, load_registered_class
 
 log = logging.getLogger(__name__)
 
@@ -358,26 +358,11 @@ def load_consumer_class(class_name, resources_dir):
     advice = ("register a Python class, module.Class, importable from the topology's "
               "resources (a subclass of pynimbus.common.metrics_consumer.IMetricsConsumer), "
               "or %s" % JAVA_LOGGING_METRICS_CONSUMER)
-    if not isinstance(class_name, str) or "." not in class_name:
-        raise MetricsRegistrationError("the metrics consumer class %r is no dotted class "
-                                       "name: %s" % (class_name, advice))
-    if resources_dir and resources_dir not in sys.path:
-        sys.path.insert(0, resources_dir)
-    module_name, name = class_name.rsplit(".", 1)
     try:
-        consumer_class = getattr(importlib.import_module(module_name), name)
-    except Exception as e:
-        java = class_name.startswith(("org.apache.storm.", "com.", "org.", "backtype."))
-        raise MetricsRegistrationError(
-            "the metrics consumer %s %s (%s: %s): %s" % (
-                class_name, "looks like a Java class, which a Python worker cannot run"
-                if java else "does not import in the Python worker", type(e).__name__, e,
-                advice))
-    if not (isinstance(consumer_class, type)
-            and callable(getattr(consumer_class, "handle_data_points", None))):
-        raise MetricsRegistrationError("the metrics consumer %s is no class with "
-                                       "handle_data_points: %s" % (class_name, advice))
-    return consumer_class
+        return load_registered_class(class_name, resources_dir, "handle_data_points",
+                                     "the metrics consumer", advice)
+    except RegisteredClassError as e:
+        raise MetricsRegistrationError(str(e))
 
 
 ConsumerContext = collections.namedtuple(
