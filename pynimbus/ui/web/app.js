@@ -97,6 +97,19 @@ var UI = (function () {
     return "topology.html?id=" + encodeURIComponent(id);
   }
 
+  /* A system component or stream (Storm's __acker, __system, __metrics, ...). */
+  function isSystem(id) { return String(id).slice(0, 2) === "__"; }
+
+  /* The workers tables' components column: "name (tasks)", system ones only with `sys`. */
+  function workerComponentsColumn() {
+    return {key: "components", title: "Components", value: function (w) {
+      var tasks = w.componentNumTasks || {};
+      return Object.keys(tasks).sort().filter(function (c) {
+        return showSys() || !isSystem(c);
+      }).map(function (c) { return c + " (" + tasks[c] + ")"; }).join(", ");
+    }};
+  }
+
   function supervisorHref(id) {
     return "supervisor.html?id=" + encodeURIComponent(id);
   }
@@ -341,6 +354,6 @@ var UI = (function () {
     params: params, statsQuery: statsQuery, windowParam: windowParam, byWindow: byWindow,
     showSys: showSys, controls: controls, loader: loader, confirm: confirm, notice: notice,
     topologyHref: topologyHref, componentHref: componentHref, supervisorHref: supervisorHref,
-    ApiError: ApiError
+    isSystem: isSystem, workerComponentsColumn: workerComponentsColumn, ApiError: ApiError
   };
 })();

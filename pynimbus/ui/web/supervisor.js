@@ -9,8 +9,6 @@
   var supervisorId = query.get("id");
   var host = query.get("host");
 
-  function isSystem(id) { return String(id).slice(0, 2) === "__"; }
-
   function supervisorTable(body) {
     return UI.table("supervisor-table", [
       {key: "id", title: "Id"}, {key: "host", title: "Host"},
@@ -33,12 +31,7 @@
       {key: "host", title: "Host"}, UI.PORT,
       {key: "uptime", title: "Uptime"},
       {key: "executorsTotal", title: "Executors", num: true},
-      {key: "components", title: "Components", value: function (w) {
-        var tasks = w.componentNumTasks || {};
-        return Object.keys(tasks).sort().filter(function (c) {
-          return UI.showSys() || !isSystem(c);
-        }).map(function (c) { return c + " (" + tasks[c] + ")"; }).join(", ");
-      }},
+      UI.workerComponentsColumn(),
       {key: "workerLogLink", title: "Log", value: function (w) {
         return UI.logLink(w.workerLogLink, "worker.log");
       }}], body.workers || [], "This supervisor runs no worker.");

@@ -8,7 +8,7 @@
   var page = null;  // the last /topology/<id> answer
   var configurationShown = false;
 
-  function isSystem(id) { return String(id).slice(0, 2) === "__"; }
+  var isSystem = UI.isSystem;
 
   function summary(t) {
     return UI.facts("topology-facts", [
@@ -65,12 +65,7 @@
       {key: "host", title: "Host"}, UI.PORT,
       {key: "uptime", title: "Uptime"},
       {key: "executorsTotal", title: "Executors", num: true},
-      {key: "components", title: "Components", value: function (w) {
-        var tasks = w.componentNumTasks || {};
-        return Object.keys(tasks).sort().filter(function (c) {
-          return UI.showSys() || !isSystem(c);
-        }).map(function (c) { return c + " (" + tasks[c] + ")"; }).join(", ");
-      }},
+      UI.workerComponentsColumn(),
       {key: "supervisorId", title: "Supervisor", value: function (w) {
         return el("a", {href: UI.supervisorHref(w.supervisorId)}, w.supervisorId);
       }},
