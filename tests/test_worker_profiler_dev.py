@@ -81,15 +81,19 @@ def pending_stops(dev, storm_id):
 def worker_pid(dev, storm_id, host_port):
     path = os.path.join(dev.local_dir, "logs", "workers-artifacts", storm_id,
                         host_port.split(":")[1], "worker.pid")
-    with open(path) as f:
-        return int(f.read())
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):  # a new worker is writing it
+        return None
 
 
 def test_jstack_heap_profile_and_restart_from_the_ui(dev, tmp_path, wait_until):
     storm_id = submit_quickstart(dev, tmp_path, "profiled")
     try:
         host_port = the_worker(dev, storm_id, wait_until)
-        pid = worker_pid(dev, storm_id, host_port)
+        pid = worker_pid(dev, storm_id, host_port)  # written before its first heartbeat
+        assert pid is not None
         profiling = "/api/v1/topology/%s/profiling/%%s/%s" % (storm_id, host_port)
 
         assert ui_get(dev, profiling % "dumpjstack")["status"] == "ok"
@@ -121,7 +125,8 @@ def test_jstack_heap_profile_and_restart_from_the_ui(dev, tmp_path, wait_until):
                    what="the stopped recording's request deleted")
 
         ui_get(dev, profiling % "restartworker")
-        wait_until(lambda: worker_pid(dev, storm_id, host_port) != pid, timeout=120,
+        wait_until(lambda: worker_pid(dev, storm_id, host_port) not in (None, pid),
+                   timeout=120,
                    interval=0.5, what="a new worker process on %s" % host_port)
         assert the_worker(dev, storm_id, wait_until) == host_port
     finally:

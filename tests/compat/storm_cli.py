@@ -82,12 +82,14 @@ COMMAND_CLASSES = {
             "activate": "org.apache.storm.command.activate",
             "deactivate": "org.apache.storm.command.deactivate",
             "list": "org.apache.storm.command.list",
-            "rebalance": "org.apache.storm.command.rebalance"},
+            "rebalance": "org.apache.storm.command.rebalance",
+            "set_log_level": "org.apache.storm.command.set_log_level"},
     "2.x": {"kill": "org.apache.storm.command.KillTopology",
             "activate": "org.apache.storm.command.Activate",
             "deactivate": "org.apache.storm.command.Deactivate",
             "list": "org.apache.storm.command.ListTopologies",
             "rebalance": "org.apache.storm.command.Rebalance",
+            "set_log_level": "org.apache.storm.command.SetLogLevel",
             "drpc-client": "org.apache.storm.command.BasicDrpcClient"},
 }
 COMMANDS = ("jar",) + tuple(sorted(set(COMMAND_CLASSES["1.x"]) | set(COMMAND_CLASSES["2.x"])))
@@ -267,6 +269,18 @@ def _positive(value):
     return number
 
 
+def _logger_level(value):
+    """2.8.8 ``set_log_level``'s check of ``-l``: ``name=level[:int timeout]``."""
+    try:
+        _name, new_value = value.split("=")
+        if ":" in new_value:
+            int(new_value.split(":")[1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "Should be in the form[logger name]=[log level][:optional timeout]")
+    return value
+
+
 def _parser_v2(command):
     """The 2.8.8 sub-command's argparse definition (the options storm.py checks itself)."""
     p = _Parser(prog="storm " + command, add_help=False)
@@ -288,6 +302,10 @@ def _parser_v2(command):
             p.add_argument("-e", "--executor", action="append", default=[])
             p.add_argument("-r", "--resources")
             p.add_argument("-t", "--topology-conf")
+        p.add_argument("topology-name")
+    elif command == "set_log_level":
+        p.add_argument("-l", action="append", default=[], type=_logger_level)
+        p.add_argument("-r", action="append", default=[])
         p.add_argument("topology-name")
     elif command == "drpc-client":
         p.add_argument("-f", "--function")

@@ -25,6 +25,7 @@ reason.
 import collections
 import contextlib
 import os
+import re
 import signal
 import sys
 import time
@@ -453,6 +454,72 @@ def test_ui_component_page_shows_executors_on_python_workers(cluster, ui, live_w
     assert {row["port"] for row in rows} <= cluster.worker_ports(storm_id)
     assert all(row["host"] == HOST and row["uptimeSeconds"] > 0 for row in rows), rows
     assert body["componentErrors"] == []
+
+
+def worker_logs(cluster, storm_id):
+    """``{port: worker.log text}`` of the topology's workers on the Python supervisors."""
+    logs = {}
+    for supervisor in cluster.supervisors:
+        for port in cluster.assigned_ports(storm_id):
+            path = os.path.join(local_dirs.worker_artifacts_root(
+                {"storm.local.dir": supervisor.local_dir}, storm_id, port), "worker.log")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    logs[port] = f.read()
+    return logs
+
+
+def test_stock_set_log_level_sets_and_clears_the_python_workers_levels(
+        cluster, live_word_count):
+    """``storm set_log_level -l ROOT=DEBUG:600`` of the stock 1.2.4 client reaches both
+    Python workers, whose root logger goes to DEBUG (their logs say so, and DEBUG lines
+    follow); ``-r ROOT`` sets it back to INFO."""
+    storm_id = live_word_count
+    ports = cluster.assigned_ports(storm_id)
+    cluster.storm("set_log_level", "-l", "ROOT=DEBUG:600", "py-live")
+    wait_for(cluster, lambda: all(
+        "ROOT: setting log level to DEBUG" in text
+        for text in worker_logs(cluster, storm_id).values()) and len(
+            worker_logs(cluster, storm_id)) == len(ports), "both workers at DEBUG")
+    wait_for(cluster, lambda: all(
+        re.search(r"^\S+ \S+ DEBUG ", text.split("ROOT: setting log level to DEBUG")[1], re.M)
+        for text in worker_logs(cluster, storm_id).values()), "DEBUG lines in both logs")
+    cluster.storm("set_log_level", "-r", "ROOT", "py-live")
+    wait_for(cluster, lambda: all(
+        "ROOT: setting log level to INFO" in text
+        for text in worker_logs(cluster, storm_id).values()), "both workers back at INFO")
+
+
+def test_storms_ui_jstack_and_restart_act_on_a_python_worker(cluster, ui, live_word_count):
+    """Storm 1.2.4's own UI's "JStack" and "Restart Worker" (GET .../profiling/...): through
+    Nimbus, the Python supervisor has the worker write its thread dump into its artifacts
+    directory, then restarts it (a new pid on the same port)."""
+    storm_id = live_word_count
+    port = min(cluster.assigned_ports(storm_id))
+    [supervisor] = [s for s in cluster.supervisors if os.path.exists(os.path.join(
+        local_dirs.worker_artifacts_root({"storm.local.dir": s.local_dir}, storm_id, port),
+        "worker.pid"))]
+    artifacts = local_dirs.worker_artifacts_root({"storm.local.dir": supervisor.local_dir},
+                                                 storm_id, port)
+
+    def pid():
+        try:
+            with open(os.path.join(artifacts, "worker.pid")) as f:
+                return int(f.read())
+        except (OSError, ValueError):  # a new worker is writing it
+            return None
+    before = pid()
+    assert ui_page(ui, topology_path(storm_id, "/profiling/dumpjstack/%s:%d" % (HOST, port)))[
+        "status"] == "ok"
+    [dump] = wait_for(cluster, lambda: [n for n in os.listdir(artifacts)
+                                        if n.startswith("jstack-%d-" % before)],
+                      "the worker's thread dump")
+    with open(os.path.join(artifacts, dump)) as f:
+        assert f.read().startswith("Python thread dump of worker pid %d" % before)
+    ui_page(ui, topology_path(storm_id, "/profiling/restartworker/%s:%d" % (HOST, port)))
+    wait_for(cluster, lambda: pid() not in (None, before)
+             and port in cluster.worker_ports(storm_id),
+             "a new worker on port %d" % port)
 
 
 def test_ui_supervisors_are_the_python_supervisors_with_used_slots(cluster, ui,
