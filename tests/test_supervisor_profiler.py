@@ -84,6 +84,14 @@ def test_a_recording_starts_then_stops_once_its_time_has_passed():
         (ProfileAction.JPROFILE_STOP, profiler.STOP, True, False)]
 
 
+def test_a_stop_already_past_its_time_stops_at_once():
+    """The UI's stop (time stamp 0), or a start whose time passed while no supervisor saw it:
+    stopped and deleted in the round it is first seen."""
+    stop_now = TopoProfileAction("topo-1", request("me", 6700, ProfileAction.JPROFILE_STOP, 0))
+    assert steps_of([stop_now], now_ms=1000) == [
+        (ProfileAction.JPROFILE_STOP, profiler.STOP, True, False)]
+
+
 def test_in_one_round_a_recording_starts_before_its_dump_and_a_restart_comes_last():
     """A start and a dump asked between two syncs: the dump must find the recording; a
     restart after the dumps, which it would lose."""

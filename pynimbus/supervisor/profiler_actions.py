@@ -5,8 +5,10 @@ Ports of 1.2.4 ``ReadClusterState.run``'s filter (the requests of the assigned t
 ``nodeInfo`` names this host, by port) and of ``Slot.handleRunning``'s profiling part (2.8.8
 the same): a request waits until the port's worker runs; a request for a topology the port
 does not run is dropped; ``JPROFILE_STOP`` starts a recording that is stopped, and its request
-deleted, once its ``time_stamp`` has passed; ``JPROFILE_START`` is not supported (Storm logs
-and drops it too); every other action runs once and its request is deleted.
+deleted, once its ``time_stamp`` has passed (one already past when first seen stops the
+recording at once, where Storm starts one to stop it a round later); ``JPROFILE_START`` is not
+supported (Storm logs and drops it too); every other action runs once and its request is
+deleted.
 
 What an action runs is pynimbus's (``BasicContainer.mkProfileCommand`` runs ``flight.bash``
 against a JVM): ``JVM_RESTART`` restarts the worker; the others are requests to the Python
@@ -85,6 +87,10 @@ def profiler_steps(actions, assigned_storm_id, worker_running, pending, now_ms):
         if action_key(action) in pending:
             if now_ms > (action.request.time_stamp or 0):
                 steps.append(ProfilerStep(action, profiler.STOP, True, False))
+        elif kind == ProfileAction.JPROFILE_STOP and now_ms > (action.request.time_stamp or 0):
+            # past its time when first seen (the UI's stop, or a supervisor restarted since
+            # the start): Storm starts a recording to stop it a round later; stop at once
+            steps.append(ProfilerStep(action, profiler.STOP, True, False))
         elif kind == ProfileAction.JPROFILE_STOP:
             steps.append(ProfilerStep(action, profiler.START, False, True))
         elif kind in WORKER_ACTION:
