@@ -16,10 +16,10 @@ from pynimbus.generated.storm.ttypes import NodeInfo, ProfileAction, ProfileRequ
 from pynimbus.supervisor.profiler_actions import (
     RESTART, TopoProfileAction, action_key, profile_actions_by_port, profiler_steps)
 from pynimbus.supervisor.profiling import WorkerNotSignalled, worker_pid
-from pynimbus.worker import profiler
+from pynimbus.common import profiler_requests as profiler
+from pynimbus.common.profiler_requests import request_action, request_file_name
 from pynimbus.worker.profiler import (
-    WorkerProfiler, dump_file_name, heap_histogram_text, request_action, request_file_name,
-    thread_dump_text)
+    WorkerProfiler, dump_file_name, heap_histogram_text, thread_dump_text)
 
 
 def request(host, port, action, ts=0):

@@ -12,22 +12,22 @@ deleted.
 
 What an action runs is pynimbus's (``BasicContainer.mkProfileCommand`` runs ``flight.bash``
 against a JVM): ``JVM_RESTART`` restarts the worker; the others are requests to the Python
-worker (:mod:`pynimbus.worker.profiler`).
+worker (:mod:`pynimbus.common.profiler_requests`, :mod:`pynimbus.worker.profiler`).
 """
 
 import collections
 
 from pynimbus.clojure_port.profiling import request_port
+from pynimbus.common import profiler_requests
 from pynimbus.generated.storm.ttypes import ProfileAction
-from pynimbus.worker import profiler
 
 RESTART = "restart"
 
 # what each action asks of the worker (JPROFILE_STOP: "start", then "stop" at its time)
 WORKER_ACTION = {
-    ProfileAction.JSTACK_DUMP: profiler.JSTACK,
-    ProfileAction.JMAP_DUMP: profiler.JMAP,
-    ProfileAction.JPROFILE_DUMP: profiler.DUMP,
+    ProfileAction.JSTACK_DUMP: profiler_requests.JSTACK,
+    ProfileAction.JMAP_DUMP: profiler_requests.JMAP,
+    ProfileAction.JPROFILE_DUMP: profiler_requests.DUMP,
     ProfileAction.JVM_RESTART: RESTART,
 }
 
@@ -37,8 +37,9 @@ TopoProfileAction.__doc__ = """Port of ``Slot.TopoProfileAction``: a request and
 ProfilerStep = collections.namedtuple("ProfilerStep", "action command delete pending")
 ProfilerStep.__doc__ = """One thing to do for a request.
 
-``command``: ``"restart"``, a worker action of :mod:`pynimbus.worker.profiler`, or None (only
-delete).  ``delete``: remove the request from cluster state once the command is done.
+``command``: ``"restart"``, a worker action of :mod:`pynimbus.common.profiler_requests`, or
+None (only delete).  ``delete``: remove the request from cluster state once the command is
+done.
 ``pending``: True to remember the recording as started, False to forget it, None to leave
 as is."""
 
@@ -86,13 +87,13 @@ def profiler_steps(actions, assigned_storm_id, worker_running, pending, now_ms):
         kind = action.request.action
         if action_key(action) in pending:
             if now_ms > (action.request.time_stamp or 0):
-                steps.append(ProfilerStep(action, profiler.STOP, True, False))
+                steps.append(ProfilerStep(action, profiler_requests.STOP, True, False))
         elif kind == ProfileAction.JPROFILE_STOP and now_ms > (action.request.time_stamp or 0):
             # past its time when first seen (the UI's stop, or a supervisor restarted since
             # the start): Storm starts a recording to stop it a round later; stop at once
-            steps.append(ProfilerStep(action, profiler.STOP, True, False))
+            steps.append(ProfilerStep(action, profiler_requests.STOP, True, False))
         elif kind == ProfileAction.JPROFILE_STOP:
-            steps.append(ProfilerStep(action, profiler.START, False, True))
+            steps.append(ProfilerStep(action, profiler_requests.START, False, True))
         elif kind in WORKER_ACTION:
             steps.append(ProfilerStep(action, WORKER_ACTION[kind], True, None))
         else:  # JPROFILE_START: "PROFILING REQUEST NOT SUPPORTED ... IGNORED"
@@ -102,5 +103,5 @@ def profiler_steps(actions, assigned_storm_id, worker_running, pending, now_ms):
 
 # Storm runs one round's actions in a HashSet's order; here a recording starts before a dump
 # of it, dumps come before a stop, and a restart comes last (after it no worker answers)
-STEP_ORDER = (None, profiler.START, profiler.JSTACK, profiler.JMAP, profiler.DUMP,
-              profiler.STOP, RESTART)
+STEP_ORDER = (None, profiler_requests.START, profiler_requests.JSTACK, profiler_requests.JMAP,
+              profiler_requests.DUMP, profiler_requests.STOP, RESTART)

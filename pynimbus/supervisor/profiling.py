@@ -17,11 +17,10 @@ import time
 
 from twisted.internet import defer
 
-from pynimbus.common import local_dirs
+from pynimbus.common import local_dirs, profiler_requests
 from pynimbus.common.processes import process_alive, send_signal
 from pynimbus.supervisor import profiler_actions, worker_dirs
 from pynimbus.supervisor.assignments import VALID
-from pynimbus.worker import profiler
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +54,14 @@ def request_worker_action(conf, worker_id, storm_id, port, action):
     :raises WorkerNotSignalled: the worker cannot be signalled.
     """
     pid = worker_pid(conf, worker_id, storm_id, port)
-    directory = profiler.requests_dir(local_dirs.worker_root(conf, worker_id))
+    directory = profiler_requests.requests_dir(local_dirs.worker_root(conf, worker_id))
     os.makedirs(directory, exist_ok=True)
-    name = profiler.request_file_name(time.time_ns(), action)
+    name = profiler_requests.request_file_name(time.time_ns(), action)
     partial = os.path.join(directory, "." + name)
     with open(partial, "w"):
         pass
     os.rename(partial, os.path.join(directory, name))  # whole before the worker looks
-    send_signal(pid, profiler.PROFILER_SIGNAL)
+    send_signal(pid, profiler_requests.PROFILER_SIGNAL)
     return pid
 
 

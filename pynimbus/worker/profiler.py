@@ -5,7 +5,7 @@ Storm's supervisor runs ``worker.profiler.command`` (1.2.4 ``bin/flight.bash``: 
 worker's artifacts directory, where the logviewer lists them (``/dumps``).  Those tools read a
 JVM; a Python process can only be read from inside.  So pynimbus's supervisor writes one
 request file per action into ``<worker root>/profiler-requests`` and sends the worker
-``SIGUSR1`` (:func:`pynimbus.supervisor.profiler_actions`), and the worker writes, into the
+``SIGUSR1`` (:mod:`pynimbus.common.profiler_requests`), and the worker writes, into the
 same artifacts directory, under the names ``flight.bash`` gives:
 
 - ``jstack``: ``jstack-<pid>-<yyyyMMdd-HHmmss>.txt``, every thread's Python stack, taken in
@@ -31,39 +31,14 @@ import threading
 import time
 import traceback
 
+from pynimbus.common.profiler_requests import (
+    JMAP, JSTACK, PROFILER_SIGNAL, request_action, requests_dir)
+
 log = logging.getLogger(__name__)
-
-PROFILER_REQUESTS_SUBDIR = "profiler-requests"
-PROFILER_SIGNAL = signal.SIGUSR1
-
-JSTACK = "jstack"
-JMAP = "jmap"
-START = "start"
-DUMP = "dump"
-STOP = "stop"
-WORKER_ACTIONS = (JSTACK, JMAP, START, DUMP, STOP)
 
 # the lines of a profile or histogram written (the rest summed up in one line)
 HISTOGRAM_TYPES = 200
 PROFILE_FUNCTIONS = 200
-
-
-def requests_dir(worker_root):
-    """Where the supervisor leaves a worker's requests: ``<worker root>/profiler-requests``."""
-    return os.path.join(worker_root, PROFILER_REQUESTS_SUBDIR)
-
-
-def request_file_name(sequence, action):
-    """``<sequence>-<action>``: names sort in the order the supervisor wrote them."""
-    if action not in WORKER_ACTIONS:
-        raise ValueError("%r is not a worker profiler action" % (action,))
-    return "%020d-%s" % (sequence, action)
-
-
-def request_action(name):
-    """The action a request file names, or None for a name that is not a request."""
-    sequence, _, action = name.partition("-")
-    return action if sequence.isdigit() and action in WORKER_ACTIONS else None
 
 
 def dump_file_name(kind, pid, now_secs):
