@@ -246,7 +246,7 @@ def test_a_stale_worker_pid_is_never_signalled(tmp_path):
     os.makedirs(artifacts)
     with pytest.raises(WorkerNotSignalled):
         worker_pid(conf, worker_id, "topo-1", 6700)  # no worker.pid
-    with open(os.path.join(artifacts, local_dirs.WORKER_PID_FILE), "w") as f:
+    with open(local_dirs.worker_artifacts_pid_path(conf, "topo-1", 6700), "w") as f:
         f.write(str(os.getpid()))
     with pytest.raises(WorkerNotSignalled, match="not a live process of worker"):
         worker_pid(conf, worker_id, "topo-1", 6700)

@@ -428,21 +428,22 @@ def log_config(config):
                                   (config.named_logger_level or {}).items()}}
 
 
+def requested_log_level(target, timeout_secs):
+    """The ``LogLevel`` a POST of ``/logconfig`` asks for a logger: updated to ``target``
+    (log4j2's name for it) for ``timeout_secs`` (0: until changed), removed without one."""
+    if target is None:
+        return LogLevel(action=LogLevelAction.REMOVE)
+    return LogLevel(action=LogLevelAction.UPDATE, target_log_level=to_log4j_level(str(target)),
+                    reset_log_level_timeout_secs=int(timeout_secs))
+
+
 def new_log_config(named_logger_levels):
-    """The ``LogConfig`` the POST of ``/logconfig`` sets: each logger with a ``target_level``
-    updated to it (log4j2's name for it) for ``timeout`` seconds (0: until changed), each
-    without one removed."""
-    config = LogConfig(named_logger_level={})
-    for name, asked in (named_logger_levels or {}).items():
-        asked = asked or {}
-        target = asked.get("target_level")
-        if target is None:
-            level = LogLevel(action=LogLevelAction.REMOVE)
-        else:
-            level = LogLevel(action=LogLevelAction.UPDATE, target_log_level=to_log4j_level(
-                str(target)), reset_log_level_timeout_secs=int(asked.get("timeout") or 0))
-        config.named_logger_level[str(name)] = level
-    return config
+    """The ``LogConfig`` the POST of ``/logconfig`` sets (:func:`requested_log_level` for
+    each logger)."""
+    return LogConfig(named_logger_level={
+        str(name): requested_log_level((asked or {}).get("target_level"),
+                                       (asked or {}).get("timeout") or 0)
+        for name, asked in (named_logger_levels or {}).items()})
 
 
 def topology_op_response(topology_id, op):
@@ -557,8 +558,8 @@ def component_page(conf, info, topology_id, component_id, window, user, now_secs
                    profile_requests=(), now_ms=None):
     """``component-page``: a ``ComponentPageInfo`` for ``window`` as the UI shows it; maps
     in the order Storm's UI iterates them (its decoded Thrift maps').  ``profile_requests``:
-    ``getComponentPendingProfileActions``' answer for ``JPROFILE_STOP``, asked only with
-    ``worker.profiler.enabled``; ``now_ms`` the time their ``timestamp`` counts from
+    ``getComponentPendingProfileActions``' answer for ``JPROFILE_STOP`` (Storm asks only with
+    ``worker.profiler.enabled``); ``now_ms`` the time their ``timestamp`` counts from
     (``now_secs`` by default)."""
     windows = info.window_to_stats or {}
     window_stats = [window_agg_stat(w, windows[w]) for w in thrift_map_order(windows)]
@@ -602,7 +603,6 @@ def component_page(conf, info, topology_id, component_id, window, user, now_secs
         "profileActionEnabled": conf.get("worker.profiler.enabled"),
         "profilerActive": [active_profile_action(
             conf, r, topology_id, now_secs * 1000 if now_ms is None else now_ms)
-            for r in profile_requests] if conf.get(
-                               "worker.profiler.enabled") else [],
+            for r in profile_requests],
     })
     return body

@@ -20,14 +20,15 @@ an object); a map 2.8.8 would dereference while null reads as empty rather than 
 from pynimbus.clojure_port.java_hash_map import (
     java_hash_map_order, java_hashmap_order, string_hash, thrift_map_order)
 from pynimbus.clojure_port.java_json import java_double_to_string
+from pynimbus.clojure_port.stats import (
+    COMMON_CPU, COMMON_OFFHEAP, COMMON_ONHEAP, COMMON_TOTAL_MEMORY)
 from pynimbus.clojure_port.system_topology import global_stream_id_hash
 from pynimbus.clojure_port.ui_summaries import (
     ERROR_SUBSET_CHARS, LOGVIEWER_PORT, SCHEDULER_DISPLAY_RESOURCE,
     SUPERVISOR_CPU_CAPACITY, SUPERVISOR_MEMORY_CAPACITY_MB, bolt_input_stat, executor_stat,
-    java_format_fixed, output_stat, pretty_uptime_sec, to_log4j_level, topology_op_response,
-    url_encode, url_format, window_hint)
-from pynimbus.generated.storm.ttypes import (
-    ComponentType, LogConfig, LogLevel, LogLevelAction, OwnerResourceSummary)
+    java_format_fixed, output_stat, pretty_uptime_sec, requested_log_level,
+    topology_op_response, url_encode, url_format, window_hint)
+from pynimbus.generated.storm.ttypes import ComponentType, LogConfig, OwnerResourceSummary
 
 LOGVIEWER_HTTPS_PORT = "logviewer.https.port"
 BUGTRACKER_URL = "ui.project.bugtracker.url"
@@ -35,10 +36,7 @@ CENTRAL_LOG_URL = "ui.central.logging.url"
 DISABLE_SPOUT_LAG = "ui.disable.spout.lag.monitoring"
 WORKER_PROFILER_ENABLED = "worker.profiler.enabled"
 # Storm 2.x's normalized resource names (``Constants.COMMON_*_RESOURCE_NAME``)
-CPU = "cpu.pcore.percent"
-ONHEAP = "onheap.memory.mb"
-OFFHEAP = "offheap.memory.mb"
-TOTAL_MEMORY = "memory.mb"
+CPU, ONHEAP, OFFHEAP, TOTAL_MEMORY = COMMON_CPU, COMMON_ONHEAP, COMMON_OFFHEAP, COMMON_TOTAL_MEMORY
 NON_GENERIC_RESOURCES = (ONHEAP, OFFHEAP, TOTAL_MEMORY, CPU)
 # ``Utils.isLocalhostAddress``: seeds never listed as "Offline"
 LOCALHOST_ADDRESSES = ("localhost", "127.0.0.1", "0:0:0:0:0:0:0:1")
@@ -388,11 +386,13 @@ def owner_resource_summary(conf, owner, summaries, topologies):
 def topology_stats(stats):
     """``getTopologyStatsMap``: a row per window the emitted counts have (none without
     stats), in the order of their ``HashMap``."""
-    emitted = (stats.window_to_emitted if stats is not None else None) or {}
-    transferred = (stats.window_to_transferred or {}) if stats is not None else {}
-    acked = (stats.window_to_acked or {}) if stats is not None else {}
-    failed = (stats.window_to_failed or {}) if stats is not None else {}
-    latencies = (stats.window_to_complete_latencies_ms or {}) if stats is not None else {}
+    if stats is None:
+        return []
+    emitted = stats.window_to_emitted or {}
+    transferred = stats.window_to_transferred or {}
+    acked = stats.window_to_acked or {}
+    failed = stats.window_to_failed or {}
+    latencies = stats.window_to_complete_latencies_ms or {}
     latency_by_hint = {window_hint(w): latencies[w] for w in thrift_map_order(latencies)}
     return [{"windowPretty": window_hint(w), "window": w, "emitted": emitted[w],
              "transferred": transferred.get(w),
@@ -571,9 +571,10 @@ def active_action(conf, request, topology_id, now_ms):
 
 
 def component_page(conf, info, topology_id, component_id, window, user, now_secs,
-                   profile_requests=()):
+                   profile_requests=(), now_ms=None):
     """``getComponentPage``: a ``ComponentPageInfo`` for ``window``; ``profile_requests``:
-    ``getComponentPendingProfileActions``' answer."""
+    ``getComponentPendingProfileActions``' answer, their ``timestamp`` counted from
+    ``now_ms`` (``now_secs`` by default)."""
     windows = info.window_to_stats or {}
     outputs = info.sid_to_output_stats or {}
     body = {"outputStats": [output_stat(s, outputs[s], float_str)
@@ -614,8 +615,9 @@ def component_page(conf, info, topology_id, component_id, window, user, now_secs
         "samplingPct": (debug.samplingpct or 0.0) if debug is not None else 10.0,
         "profilingAndDebuggingCapable": True,
         "profileActionEnabled": conf.get(WORKER_PROFILER_ENABLED),
-        "profilerActive": [active_action(conf, r, topology_id, now_secs * 1000)
-                           for r in profile_requests],
+        "profilerActive": [active_action(
+            conf, r, topology_id, now_secs * 1000 if now_ms is None else now_ms)
+            for r in profile_requests],
     })
     if info.eventlog_host:  # no event logger: no link
         body["eventLogLink"] = logviewer_link(
@@ -669,14 +671,8 @@ def new_log_configs(named_logger_levels):
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise ValueError("namedLoggerLevels.%s needs a number \"timeout\" (seconds, 0 for "
                              "no reset), not %r" % (name, timeout))
-        target = asked.get("target_level")
-        if target is None:
-            level = LogLevel(action=LogLevelAction.REMOVE)
-        else:
-            level = LogLevel(action=LogLevelAction.UPDATE,
-                             target_log_level=to_log4j_level(str(target)),
-                             reset_log_level_timeout_secs=int(timeout))
-        configs.append(LogConfig(named_logger_level={str(name): level}))
+        configs.append(LogConfig(named_logger_level={
+            str(name): requested_log_level(asked.get("target_level"), timeout)}))
     return configs
 
 

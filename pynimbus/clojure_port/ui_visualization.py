@@ -16,7 +16,7 @@ import json
 import re
 
 from pynimbus.clojure_port.executor_stats import (
-    bolt_streams_stats, compute_bolt_capacity, compute_executor_capacity, spout_streams_stats)
+    bolt_streams_stats, compute_bolt_capacity, spout_streams_stats)
 from pynimbus.clojure_port.java_hash_map import int32, java_hash_map_order, thrift_map_order
 from pynimbus.clojure_port.java_json import java_double_to_string
 from pynimbus.clojure_port.java_order import (
@@ -43,10 +43,10 @@ def sanitize_stream_name(name):
     return _UNSAFE_STREAM_CHAR.sub("_", safe) + str(int32(clojure_hasheq_string(name)))
 
 
-def sanitize_transferred(transferred):
+def sanitize_transferred(transferred, sanitize=sanitize_stream_name):
     """``sanitize-transferred``: an executor's ``{window: {stream: n}}`` with sanitized
     stream names."""
-    return {window: {sanitize_stream_name(s): n for s, n in (streams or {}).items()}
+    return {window: {sanitize(s): n for s, n in (streams or {}).items()}
             for window, streams in (transferred or {}).items()}
 
 
@@ -91,20 +91,33 @@ def split_by_type(topology, executors, include_sys):
             mk_include_sys_filter(include_sys)(group_by_component(bolts)))
 
 
-def component_inputs(spec):
-    """A component's inputs in the order of its decoded Java ``HashMap``."""
+def component_inputs(spec, sanitize=sanitize_stream_name, grouping_name=grouping_type):
+    """A component's inputs in the order of its decoded Java ``HashMap`` (2.8.8's
+    ``getInputMap`` with its sanitizer and grouping names)."""
     inputs = spec.common.inputs or {}
     order = java_hash_map_order(list(inputs), global_stream_id_hash, 2 * len(inputs))
     return [{":component": g.componentId, ":stream": g.streamId,
-             ":sani-stream": sanitize_stream_name(g.streamId),
-             ":grouping": grouping_type(inputs[g])} for g in order]
+             ":sani-stream": sanitize(g.streamId),
+             ":grouping": grouping_name(inputs[g])} for g in order]
 
 
-def executor_graph_stats(summary):
+def executor_graph_stats(summary, sanitize=sanitize_stream_name):
+    """An executor in the graph (2.8.8 ``getStatMapFromExecutorSummary``)."""
     stats = summary.stats
     return {":host": summary.host, ":port": summary.port, ":uptime_secs": summary.uptime_secs,
-            ":transferred": (sanitize_transferred(stats.transferred)
+            ":transferred": (sanitize_transferred(stats.transferred, sanitize)
                              if stats is not None else None)}
+
+
+def graph_node(kind, capacity, latency, transferred, summaries, spec, component_id, storm_id,
+               sanitize=sanitize_stream_name, grouping_name=grouping_type):
+    """One component of the graph, its keys in Storm's order."""
+    return {":type": kind, ":capacity": capacity, ":latency": latency,
+            ":transferred": transferred,
+            ":stats": [executor_graph_stats(s, sanitize) for s in summaries],
+            ":link": url_format("/component.html?id=%s&topology_id=%s", component_id,
+                                storm_id),
+            ":inputs": component_inputs(spec, sanitize, grouping_name)}
 
 
 def visualization_data(topology, executors, window, include_sys, storm_id):
@@ -128,15 +141,10 @@ def visualization_data(topology, executors, window, include_sys, storm_id):
         transferred = spout_streams["transferred"].get(window)
         if transferred is None:  # Clojure's ``or``: nil falls through, 0 does not
             transferred = bolt_streams["transferred"].get(window)
-        data[component_id] = {
-            ":type": "bolt" if bolts else "spout",
-            ":capacity": compute_bolt_capacity(bolts) if bolts else 0,
-            ":latency": latency,
-            ":transferred": transferred,
-            ":stats": [executor_graph_stats(s) for s in (bolts or spouts or ())],
-            ":link": url_format("/component.html?id=%s&topology_id=%s", component_id,
-                                storm_id),
-            ":inputs": component_inputs(specs[component_id])}
+        data[component_id] = graph_node(
+            "bolt" if bolts else "spout", compute_bolt_capacity(bolts) if bolts else 0,
+            latency, transferred, bolts or spouts or (), specs[component_id], component_id,
+            storm_id)
     return data
 
 
@@ -181,24 +189,8 @@ def grouping_field_name(grouping):
     return None
 
 
-def component_inputs_2x(spec):
-    """``getInputMap`` of each input, in the order of the decoded Java ``HashMap``."""
-    inputs = spec.common.inputs or {}
-    order = java_hash_map_order(list(inputs), global_stream_id_hash, 2 * len(inputs))
-    return [{":component": g.componentId, ":stream": g.streamId,
-             ":sani-stream": sanitize_stream_name_2x(g.streamId),
-             ":grouping": grouping_field_name(inputs[g])} for g in order]
-
-
-def executor_graph_stats_2x(summary):
-    """``getStatMapFromExecutorSummary``."""
-    stats = summary.stats
-    transferred = None
-    if stats is not None:
-        transferred = {window: {sanitize_stream_name_2x(s): n for s, n in streams.items()}
-                       for window, streams in (stats.transferred or {}).items()}
-    return {":host": summary.host, ":port": summary.port, ":uptime_secs": summary.uptime_secs,
-            ":transferred": transferred}
+# 2.8.8's stream sanitizer and grouping names in the graph
+GRAPH_NAMES_2X = {"sanitize": sanitize_stream_name_2x, "grouping_name": grouping_field_name}
 
 
 def visualization_data_2x(topology, executors, window, include_sys, storm_id):
@@ -212,29 +204,19 @@ def visualization_data_2x(topology, executors, window, include_sys, storm_id):
         summaries = spout_summaries.get(component_id)
         if summaries:
             streams = spout_streams_stats(summaries, include_sys)
-            data[component_id] = graph_node_2x(
+            data[component_id] = graph_node(
                 "spout", 0, streams["complete-latencies"].get(window),
-                streams["transferred"].get(window), summaries, spec, component_id, storm_id)
+                streams["transferred"].get(window), summaries, spec, component_id, storm_id,
+                **GRAPH_NAMES_2X)
     for component_id, spec in (topology.bolts or {}).items():
         summaries = bolt_summaries.get(component_id)
-        if summaries and (include_sys or not is_system_id(component_id)):
+        if summaries:  # system bolts are left out without sys (split_by_type)
             streams = bolt_streams_stats(summaries, include_sys)
-            capacities = map(compute_executor_capacity, summaries)
-            capacity = max([0.0] + [c or 0.0 for c in capacities])
-            data[component_id] = graph_node_2x(
-                "bolt", capacity, streams["process-latencies"].get(window),
-                streams["transferred"].get(window), summaries, spec, component_id, storm_id)
+            data[component_id] = graph_node(
+                "bolt", float(compute_bolt_capacity(summaries)),
+                streams["process-latencies"].get(window), streams["transferred"].get(window),
+                summaries, spec, component_id, storm_id, **GRAPH_NAMES_2X)
     return data
-
-
-def graph_node_2x(kind, capacity, latency, transferred, summaries, spec, component_id,
-                  storm_id):
-    return {":type": kind, ":capacity": capacity, ":latency": latency,
-            ":transferred": transferred,
-            ":stats": [executor_graph_stats_2x(s) for s in summaries],
-            ":link": url_format("/component.html?id=%s&topology_id=%s", component_id,
-                                storm_id),
-            ":inputs": component_inputs_2x(spec)}
 
 
 def build_visualization_2x(topology, executors, window, include_sys, storm_id):

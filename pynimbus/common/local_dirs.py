@@ -142,8 +142,10 @@ def worker_artifacts_root(conf, storm_id, port):
     return os.path.join(log_dir, "workers-artifacts", name, str(int(port)))
 
 
-# ConfigUtils.workerArtifactsPidPath's file name, in worker_artifacts_root
-WORKER_PID_FILE = "worker.pid"
+def worker_artifacts_pid_path(conf, storm_id, port):
+    """Port of ``ConfigUtils.workerArtifactsPidPath``: ``worker.pid`` in the worker's
+    artifacts directory, which the worker writes and the supervisor's profiler reads."""
+    return os.path.join(worker_artifacts_root(conf, storm_id, port), "worker.pid")
 
 
 def touch_worker_pid(conf, worker_id, pid):

@@ -35,8 +35,7 @@ def worker_pid(conf, worker_id, storm_id, port):
 
     :raises WorkerNotSignalled: no such pid, or not the worker's.
     """
-    path = os.path.join(local_dirs.worker_artifacts_root(conf, storm_id, port),
-                        local_dirs.WORKER_PID_FILE)
+    path = local_dirs.worker_artifacts_pid_path(conf, storm_id, port)
     try:
         with open(path) as f:
             pid = int(f.read().strip())

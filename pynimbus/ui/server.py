@@ -72,6 +72,7 @@ class UIApi(object):
         self.clock = clock
         # 2.x: Storm 2.8.8's UI answers (ui_summaries_2x), else 1.2.4's (ui_summaries)
         self.v2 = conf.get("pynimbus.storm.compat") == "2.x"
+        self.summaries = ui_summaries_2x if self.v2 else ui_summaries
         self.storm_version = STORM_VERSION_2X if self.v2 else STORM_VERSION
         self.routes = {
             "cluster/configuration": self.cluster_configuration,
@@ -173,8 +174,7 @@ class UIApi(object):
     @defer.inlineCallbacks
     def nimbus_summary(self, user):
         summary = yield self.nimbus("getClusterInfo")
-        port = ui_summaries_2x if self.v2 else ui_summaries
-        return port.nimbus_summary(self.conf, summary.nimbuses or [])
+        return self.summaries.nimbus_summary(self.conf, summary.nimbuses or [])
 
     @defer.inlineCallbacks
     def history_summary(self, user):
@@ -257,11 +257,9 @@ class UIApi(object):
             pending = yield self.nimbus("getComponentPendingProfileActions", topology_id,
                                         component_id, ProfileAction.JPROFILE_STOP)
         now = self.clock.seconds()
-        if self.v2:
-            return ui_summaries_2x.component_page(self.conf, info, topology_id, component_id,
-                                                  window, user, int(now), pending or [])
-        return ui_summaries.component_page(self.conf, info, topology_id, component_id, window,
-                                           user, int(now), pending or [], int(now * 1000))
+        return self.summaries.component_page(self.conf, info, topology_id, component_id,
+                                             window, user, int(now), pending or [],
+                                             int(now * 1000))
 
     def profiling(self, topology_id, verb, action, host_port, timeout=None):
         """``/profiling/<verb>/<host:port>[/<timeout>]``: a ``ProfileRequest`` to the worker
@@ -288,8 +286,7 @@ class UIApi(object):
         yield self.nimbus("setWorkerProfiler", topology_id, request)
         body = {"status": "ok", "id": host_port}
         if verb == "start":
-            port_of = ui_summaries_2x if self.v2 else ui_summaries
-            body.update({"timeout": timeout, "dumplink": port_of.worker_dump_link(
+            body.update({"timeout": timeout, "dumplink": self.summaries.worker_dump_link(
                 self.conf, host, port, topology_id)})
         return body
 
@@ -316,7 +313,7 @@ class UIApi(object):
     def log_config(self, topology_id):
         yield self.nimbus("getTopologyConf", topology_id)  # assert-authorized-user's read
         config = yield self.nimbus("getLogConfig", topology_id)
-        return (ui_summaries_2x if self.v2 else ui_summaries).log_config(config)
+        return self.summaries.log_config(config)
 
     @defer.inlineCallbacks
     def set_log_config(self, topology_id, params):

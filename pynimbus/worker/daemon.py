@@ -41,8 +41,8 @@ from pynimbus.common.exit_codes import EXIT_CODE_CHILD_DIED
 from pynimbus.common.hostname import hostname
 from pynimbus.common.local_dirs import touch_worker_pid, worker_heartbeats_root, worker_pids_root
 from pynimbus.common.local_dirs import (
-    RESOURCES_SUBDIR, WORKER_PID_FILE, read_supervisor_storm_conf, read_supervisor_topology,
-    supervisor_stormdist_root, worker_artifacts_root, worker_root)
+    RESOURCES_SUBDIR, read_supervisor_storm_conf, read_supervisor_topology,
+    supervisor_stormdist_root, worker_artifacts_pid_path, worker_artifacts_root, worker_root)
 from pynimbus.common.local_state import LocalState
 from pynimbus.common.local_state import LS_WORKER_HEARTBEAT
 from pynimbus.common.log_limit import Throttle
@@ -272,7 +272,8 @@ class WorkerDaemon(object):
         os.makedirs(worker_pids_root(self.supervisor_conf, self.worker_id), exist_ok=True)
         touch_worker_pid(self.supervisor_conf, self.worker_id, os.getpid())
         os.makedirs(self._artifacts_dir(), exist_ok=True)
-        with open(os.path.join(self._artifacts_dir(), WORKER_PID_FILE), "w") as f:
+        with open(worker_artifacts_pid_path(self.supervisor_conf, self.storm_id, self.port),
+                  "w") as f:
             f.write(str(os.getpid()))
         self._local_state = LocalState(
             worker_heartbeats_root(self.supervisor_conf, self.worker_id))
@@ -822,8 +823,7 @@ def run_worker(conf, storm_id, supervisor_id, port, worker_id):
                           cluster_state)
     reactor.addSystemEventTrigger("before", "shutdown", worker.shutdown)
     # before the first heartbeat, after which the supervisor may signal it
-    WorkerProfiler(reactor, worker_root(conf, worker_id),
-                   worker_artifacts_root(conf, storm_id, port)).install()
+    WorkerProfiler(reactor, worker_root(conf, worker_id), worker._artifacts_dir()).install()
 
     def failed(failure):
         log.error("worker failed to start: %s", failure.getTraceback())

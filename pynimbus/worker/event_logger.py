@@ -105,26 +105,67 @@ def event_line(ts_ms, component_id, task_id, message_id, values):
 
 # -- the __eventlogger bolt
 
+class ThreadedBatches(object):
+    """Items gathered on the reactor and handed to ``hand_over(batch)`` in a thread
+    (``run_blocking``) once a second when some came, one batch at a time, and only once
+    ``ready()``; a failed batch goes to ``on_error(failure)``.  ``stop`` returns what was
+    not handed over."""
+
+    def __init__(self, reactor, run_blocking, hand_over, ready, on_error):
+        self.reactor = reactor
+        self.run_blocking = run_blocking
+        self.hand_over = hand_over
+        self.ready = ready
+        self.on_error = on_error
+        self.items = []
+        self._handing = None
+        self._loop = None
+
+    def start(self):
+        self._loop = task.LoopingCall(self.flush)
+        self._loop.clock = self.reactor
+        self._loop.start(FLUSH_INTERVAL_SECS, now=False)
+
+    def add(self, item):
+        self.items.append(item)
+
+    def flush(self):
+        """Hand over what came since the last batch (nothing: nothing to do)."""
+        if not self.items or not self.ready() or self._handing is not None:
+            return self._handing
+        batch, self.items = self.items, []
+        self._handing = self.run_blocking(self.hand_over, batch)
+
+        def handed(result):
+            self._handing = None
+            return result
+        self._handing.addBoth(handed).addErrback(self.on_error)
+        return self._handing
+
+    def stop(self):
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        rest, self.items = self.items, []
+        return rest
+
+
 class EventLogFile(object):
     """``FileBasedEventLogger``: lines appended to ``path`` (its directory made), written and
     flushed once a second when some came (``dirty``), in a thread; the rest on ``close``."""
 
     def __init__(self, path, reactor, run_blocking):
         self.path = path
-        self.reactor = reactor
-        self.run_blocking = run_blocking
-        self.lines = []
         self._file = None
-        self._writing = None
-        self._flush_loop = None
+        self.run_blocking = run_blocking
+        self.batches = ThreadedBatches(
+            reactor, run_blocking, self._write, lambda: self._file is not None,
+            lambda f: log.error("Error flushing %s: %s", self.path, f.getErrorMessage()))
 
     def open(self):
         """Open the file (in a thread); a Deferred.  Lines logged before it opens wait."""
         log.info("Event log path %s", self.path)
         d = self.run_blocking(self._open_file)
-        self._flush_loop = task.LoopingCall(self.flush)
-        self._flush_loop.clock = self.reactor
-        self._flush_loop.start(FLUSH_INTERVAL_SECS, now=False)
+        self.batches.start()
         return d
 
     def _open_file(self):
@@ -132,22 +173,7 @@ class EventLogFile(object):
         self._file = open(self.path, "a", encoding="utf-8")
 
     def log(self, line):
-        self.lines.append(line)
-
-    def flush(self):
-        """Write and flush the lines logged since the last flush (none: nothing to do); one
-        write at a time."""
-        if not self.lines or self._file is None or self._writing is not None:
-            return self._writing
-        lines, self.lines = self.lines, []
-        self._writing = self.run_blocking(self._write, lines)
-
-        def written(result):
-            self._writing = None
-            return result
-        self._writing.addBoth(written).addErrback(
-            lambda f: log.error("Error flushing %s: %s", self.path, f.getErrorMessage()))
-        return self._writing
+        self.batches.add(line)
 
     def _write(self, lines):
         self._file.write("".join(line + "\n" for line in lines))
@@ -155,12 +181,10 @@ class EventLogFile(object):
 
     def close(self):
         """Stop the flush timer, write what is left and close (blocking: the worker stops)."""
-        if self._flush_loop is not None and self._flush_loop.running:
-            self._flush_loop.stop()
+        rest = self.batches.stop()
         if self._file is not None:
-            if self.lines:
-                self._write(self.lines)
-                self.lines = []
+            if rest:
+                self._write(rest)
             self._file.close()
             self._file = None
 
@@ -168,13 +192,18 @@ class EventLogFile(object):
 class FileEventLogger(object):
     """``FileBasedEventLogger``: each event a line of ``events.log`` (:func:`event_line`)."""
 
-    def __init__(self, events_file):
-        self.events = events_file
+    def __init__(self, path, reactor, run_blocking):
+        self.events = EventLogFile(path, reactor, run_blocking)
 
     def open(self):
-        return self.events.open()
+        """A Deferred failing with what to report when the file cannot be written."""
+        return self.events.open().addErrback(self._not_opened)
 
-    def log(self, info):
+    def _not_opened(self, failure):
+        raise OSError("the event log %s cannot be written: %s" % (self.events.path,
+                                                                  failure.getErrorMessage()))
+
+    def log_to(self, _task_id, info):
         self.events.log(event_line(*info))
 
     def close(self):
@@ -188,29 +217,29 @@ class RegisteredEventLogger(object):
     thread, a second's at a time, one batch at a time.
 
     :param registration: the entry (``class``, ``arguments``).
-    :param prepare_args: ``task_id -> (storm_conf, arguments, context)``.
+    :param context: what ``prepare`` gets as the context, its ``task_id`` set per task (or
+        None).
     """
 
-    def __init__(self, registration, task_ids, prepare_args, reactor, run_blocking,
+    def __init__(self, registration, task_ids, storm_conf, context, reactor, run_blocking,
                  resources_dir):
         self.class_name = registration.get("class")
         self.arguments = registration.get("arguments")
         self.task_ids = task_ids
-        self.prepare_args = prepare_args
-        self.reactor = reactor
+        self.storm_conf = storm_conf
+        self.context = context
         self.run_blocking = run_blocking
         self.resources_dir = resources_dir
         self.loggers = None  # {task id: its prepared instance}
-        self.pending = []    # (task id, EventInfo) not handed over yet
         self.failed = False
-        self._handing = None
-        self._flush_loop = None
+        # (task id, EventInfo) not handed over yet
+        self.batches = ThreadedBatches(
+            reactor, run_blocking, self._hand_over, lambda: self.loggers is not None,
+            lambda f: log.error("event logger %s: %s", self.class_name, f.getTraceback()))
 
     def open(self):
         """Load and prepare (in a thread); a Deferred failing with what to report."""
-        self._flush_loop = task.LoopingCall(self.flush)
-        self._flush_loop.clock = self.reactor
-        self._flush_loop.start(FLUSH_INTERVAL_SECS, now=False)
+        self.batches.start()
         return self.run_blocking(self._prepare_all).addCallbacks(self._prepared, self._failed)
 
     def _prepare_all(self):
@@ -222,8 +251,9 @@ class RegisteredEventLogger(object):
         loggers = {}
         for task_id in self.task_ids:
             logger = logger_class()
-            conf, _arguments, context = self.prepare_args(task_id)
-            logger.prepare(conf, self.arguments, context)
+            logger.prepare(self.storm_conf, self.arguments,
+                           self.context._replace(task_id=task_id)
+                           if self.context is not None else None)
             loggers[task_id] = logger
         return loggers
 
@@ -232,7 +262,7 @@ class RegisteredEventLogger(object):
 
     def _failed(self, failure):
         self.failed = True
-        self.pending = []
+        self.batches.stop()  # its events are dropped
         error = failure.value
         if isinstance(error, RegisteredClassError):
             return failure
@@ -241,20 +271,7 @@ class RegisteredEventLogger(object):
 
     def log_to(self, task_id, info):
         if not self.failed:
-            self.pending.append((task_id, info))
-
-    def flush(self):
-        if self.loggers is None or not self.pending or self._handing is not None:
-            return self._handing
-        batch, self.pending = self.pending, []
-        self._handing = self.run_blocking(self._hand_over, batch)
-
-        def handed(result):
-            self._handing = None
-            return result
-        self._handing.addBoth(handed).addErrback(lambda f: log.error(
-            "event logger %s: %s", self.class_name, f.getTraceback()))
-        return self._handing
+            self.batches.add((task_id, info))
 
     def _hand_over(self, batch):
         for task_id, info in batch:
@@ -263,14 +280,12 @@ class RegisteredEventLogger(object):
     def close(self):
         """Stop the timer, hand over what waits and close each instance (blocking: the
         worker stops)."""
-        if self._flush_loop is not None and self._flush_loop.running:
-            self._flush_loop.stop()
+        rest = self.batches.stop()
         if self.loggers is None:
             return
         try:
-            self._hand_over(self.pending)
+            self._hand_over(rest)
         finally:
-            self.pending = []
             for logger in self.loggers.values():
                 logger.close()
 
@@ -285,43 +300,18 @@ class EventLoggerExecutor(Executor):
     def __init__(self, context, component_id, task_ids, groupers, component_conf, stats,
                  events_path, run_blocking, logger_context=None):
         super().__init__(context, component_id, task_ids, groupers, component_conf, stats)
-        self.events_path = events_path
-        self.run_blocking = run_blocking
-        self.logger_context = logger_context
-        self.file_logger = None
-        self.registered = []
-        for registration in context.storm_conf.get(TOPOLOGY_EVENT_LOGGER_REGISTER) or []:
-            registration = registration if isinstance(registration, dict) else {}
-            if registration.get("class") == FILE_BASED_EVENT_LOGGER:
-                self.file_logger = self._file_logger()
-            else:
-                self.registered.append(RegisteredEventLogger(
-                    registration, task_ids, self._prepare_args, context.reactor,
-                    run_blocking, context.resources_dir))
-        if self.file_logger is None and not self.registered:
-            self.file_logger = self._file_logger()
-
-    @property
-    def events(self):
-        """The events.log writer (None when only other loggers are registered)."""
-        return self.file_logger.events if self.file_logger is not None else None
-
-    def _file_logger(self):
-        return FileEventLogger(EventLogFile(self.events_path, self.context.reactor,
-                                            self.run_blocking))
-
-    def _prepare_args(self, task_id):
-        context = (self.logger_context._replace(task_id=task_id)
-                   if self.logger_context is not None else None)
-        return self.context.storm_conf, None, context
+        registrations = [r if isinstance(r, dict) else {} for r in
+                         context.storm_conf.get(TOPOLOGY_EVENT_LOGGER_REGISTER) or []]
+        python_ones = [r for r in registrations if r.get("class") != FILE_BASED_EVENT_LOGGER]
+        self.loggers = [RegisteredEventLogger(r, task_ids, context.storm_conf, logger_context,
+                                              context.reactor, run_blocking,
+                                              context.resources_dir) for r in python_ones]
+        if len(python_ones) < len(registrations) or not registrations:
+            self.loggers.insert(0, FileEventLogger(events_path, context.reactor, run_blocking))
 
     def start(self):
         super().start()
-        if self.file_logger is not None:
-            self.file_logger.open().addErrback(lambda f: self.report_error(
-                "the event log %s cannot be written: %s" % (self.events_path,
-                                                            f.getErrorMessage())))
-        for logger in self.registered:
+        for logger in self.loggers:
             logger.open().addErrback(lambda f: self.report_error(f.getErrorMessage()))
 
     def accept(self, task_id, tuple_):
@@ -331,23 +321,18 @@ class EventLoggerExecutor(Executor):
             _component_id, message_id, ts_ms, values = tuple_.values
             info = EventInfo(int(ts_ms), tuple_.source_component, tuple_.source_task,
                              message_id, list(values))
-            if self.file_logger is not None:
-                self.file_logger.log(info)
+            for logger in self.loggers:
+                logger.log_to(task_id, info)
         except (TypeError, ValueError) as e:
             log.warning("event logger %d: dropped a malformed event: %s", task_id, e)
-            return
-        for logger in self.registered:
-            logger.log_to(task_id, info)
 
     def stop(self):
         super().stop()
-        if self.file_logger is not None:
-            self.file_logger.close()
-        for logger in self.registered:
+        for logger in self.loggers:
             try:
                 logger.close()
             except Exception:
-                log.exception("event logger %s did not close", logger.class_name)
+                log.exception("event logger %s did not close", type(logger).__name__)
         return None
 
 

@@ -33,6 +33,7 @@ import traceback
 
 from pynimbus.common.profiler_requests import (
     JMAP, JSTACK, PROFILER_SIGNAL, request_action, requests_dir)
+from pynimbus.worker.metrics import rss_bytes
 
 log = logging.getLogger(__name__)
 
@@ -115,18 +116,6 @@ def profile_text(profile, pid, started_secs, now_secs, limit=PROFILE_FUNCTIONS):
     stats = pstats.Stats(profile, stream=stream)
     stats.sort_stats("tottime", "cumulative").print_stats(limit)
     return stream.getvalue()
-
-
-def resident_kib():
-    """This process's resident set size in KiB (Linux), or None."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
 
 
 class WorkerProfiler:
@@ -218,7 +207,7 @@ class WorkerProfiler:
         if frozen:
             gc.unfreeze()
         try:
-            text = heap_histogram_text(gc.get_objects(), self.pid(), resident_kib())
+            text = heap_histogram_text(gc.get_objects(), self.pid(), rss_bytes() // 1024)
         finally:
             if frozen:
                 gc.freeze()

@@ -11,7 +11,7 @@ import os
 from thrift.Thrift import TException
 
 from compat.oracle import maven
-from compat.oracle.java_daemon import JavaDaemon, java_executable, yaml_lines
+from compat.oracle.java_daemon import JavaDaemon, storm_1x_unavailable_reason, write_storm_yaml
 from nimbus_process import LOOPBACK, free_port
 from pynimbus.drpc import DRPCInvocationsClient
 
@@ -47,9 +47,7 @@ class StormDRPC(JavaDaemon):
     def prepare(self):
         classpath = maven.resolve_classpath(maven.STORM_1X)
         os.makedirs(self.log_dir, exist_ok=True)
-        conf_file = os.path.join(self.workdir, "storm.yaml")
-        with open(conf_file, "w") as f:
-            f.write(yaml_lines(self.storm_conf()))
+        conf_file = write_storm_yaml(self.workdir, self.storm_conf())
         return [self.java, "-server", "-Ddaemon.name=drpc", "-Dstorm.home=" + self.workdir,
                 "-Dstorm.log.dir=" + self.log_dir, "-Dstorm.conf.file=" + conf_file,
                 "-Dlogfile.name=drpc.log", "-Xmx384m", "-Djava.net.preferIPv4Stack=true",
@@ -66,10 +64,4 @@ class StormDRPC(JavaDaemon):
 
 def unavailable_reason():
     """Why Storm 1.2.4's DRPC daemon cannot run here, or None."""
-    if java_executable() is None:
-        return "no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)"
-    try:
-        maven.resolve_classpath(maven.STORM_1X)
-    except maven.MavenUnavailable as e:
-        return str(e)
-    return None
+    return storm_1x_unavailable_reason()

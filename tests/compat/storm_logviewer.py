@@ -15,10 +15,10 @@ wrote.  Ready once ``/listLogs`` answers 200.
 import os
 
 from compat.oracle import maven
-from compat.oracle.java_daemon import JavaDaemon, java_executable, yaml_lines
+from compat.oracle.java_daemon import (
+    ASYNC_SELECTOR, JavaDaemon, storm_1x_unavailable_reason, write_storm_yaml)
 from nimbus_process import LOOPBACK, free_port
 
-ASYNC_SELECTOR = "org.apache.logging.log4j.core.async.AsyncLoggerContextSelector"
 MAIN_CLASS = "org.apache.storm.daemon.logviewer"
 
 LOG4J2_XML = """<?xml version="1.0" encoding="UTF-8"?>
@@ -43,13 +43,7 @@ class StormLogviewerError(RuntimeError):
 
 def unavailable_reason():
     """Why Storm 1.2.4's logviewer cannot run here, or None."""
-    if java_executable() is None:
-        return "no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)"
-    try:
-        maven.resolve_classpath(maven.STORM_1X)
-    except maven.MavenUnavailable as e:
-        return "storm-core 1.2.4 unavailable: %s" % e
-    return None
+    return storm_1x_unavailable_reason()
 
 
 class StormLogviewer(JavaDaemon):
@@ -85,15 +79,14 @@ class StormLogviewer(JavaDaemon):
         classpath = maven.resolve_classpath(maven.STORM_1X)
         home = self.workdir
         os.makedirs(self.log_dir, exist_ok=True)
-        with open(os.path.join(home, "storm.yaml"), "w") as f:
-            f.write(yaml_lines(self.storm_conf()))
+        conf_file = write_storm_yaml(home, self.storm_conf())
         log4j2 = os.path.join(home, "log4j2.xml")
         with open(log4j2, "w") as f:
             f.write(LOG4J2_XML % {"log": os.path.join(self.storm_log_dir,
                                                       "logviewer-storm.log")})
         return [self.java, "-server", "-Ddaemon.name=logviewer", "-Dstorm.home=" + home,
                 "-Dstorm.log.dir=" + self.storm_log_dir,
-                "-Dstorm.conf.file=" + os.path.join(home, "storm.yaml"),
+                "-Dstorm.conf.file=" + conf_file,
                 "-cp", os.pathsep.join(list(classpath) + [home, os.path.join(home, "conf")]),
                 self.heap, "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
                 "-Dlogfile.name=logviewer.log", "-DLog4jContextSelector=" + ASYNC_SELECTOR,

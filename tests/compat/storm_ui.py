@@ -49,8 +49,8 @@ import urllib.request
 import zipfile
 
 from compat.oracle import COMPAT_DIR, maven
-from compat.oracle.java_daemon import (LOG4J2_XML, JavaDaemon, java_executable, read_text,
-                                     yaml_lines)
+from compat.oracle.java_daemon import (
+    ASYNC_SELECTOR, LOG4J2_XML, JavaDaemon, java_executable, read_text, write_storm_yaml)
 from nimbus_process import LOOPBACK, free_port
 
 # The Storm release whose jars each UI runs on (and reports as its "stormVersion").
@@ -58,7 +58,6 @@ UI_VERSIONS = {"1.x": maven.STORM_1X, "2.x": maven.STORM_2X}
 UI_LABELS = {"1.x": "Storm 1.2.4 UI", "2.x": "Storm 2.8.8 UI (storm-webapp)"}
 MAIN_CLASSES = {"1.x": "org.apache.storm.ui.core", "2.x": "PynimbusLoopbackUIServer"}
 CORS_INIT_CLASS = "org/apache/storm/shade/ring/middleware/cors__init.class"
-ASYNC_SELECTOR = "org.apache.logging.log4j.core.async.AsyncLoggerContextSelector"
 
 SRC_ENV = "PYNIMBUS_STORM_SRC"
 SHIM_DIR = os.path.join(COMPAT_DIR, "ui_shim")
@@ -267,8 +266,7 @@ class StormUI(JavaDaemon):
     def _write_files(self):
         os.makedirs(self.log_dir, exist_ok=True)
         os.makedirs(os.path.join(self.workdir, "conf"), exist_ok=True)
-        with open(os.path.join(self.workdir, "storm.yaml"), "w") as f:
-            f.write(yaml_lines(self.storm_conf()))
+        write_storm_yaml(self.workdir, self.storm_conf())
         with open(os.path.join(self.workdir, "log4j2.xml"), "w") as f:
             f.write(LOG4J2_XML % {"log": self.log_path})
 

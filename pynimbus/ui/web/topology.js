@@ -91,17 +91,20 @@
 
   function hostPort(w) { return w.host + ":" + w.port; }
 
+  /* "<host>:<port>" in a path, as the profiling and dumps paths name a worker. */
+  function hostPortPath(w) { return encodeURIComponent(w.host) + ":" + w.port; }
+
   function profilingPath(action, w, values) {
     var path = "topology/" + encodeURIComponent(topologyId) + "/profiling/" + action.verb +
-      "/" + encodeURIComponent(w.host) + ":" + w.port;
+      "/" + hostPortPath(w);
     return action.minutes ? path + "/" + values.minutes : path;
   }
 
   /* The worker's /dumps page, on the logviewer its log link names. */
   function dumpsHref(w) {
     if (!w.workerLogLink) return null;
-    return new URL(w.workerLogLink).origin + "/dumps/" + encodeURIComponent(topologyId) +
-      "/" + encodeURIComponent(w.host) + ":" + w.port;
+    return new URL(w.workerLogLink).origin + "/dumps/" + encodeURIComponent(topologyId) + "/" +
+      hostPortPath(w);
   }
 
   function runProfiling(action, t, w) {

@@ -12,15 +12,12 @@ from twisted.internet import defer
 from pynimbus.worker.component_host import ComponentHost
 from pynimbus.worker.groupings import GroupingError
 from pynimbus.worker.inprocess.pystorm_host import make_component, setup_component
+from pynimbus.worker.log_levels import PYTHON_LEVELS
 from pynimbus.worker.multilang.shell_msg import (
     MultilangProtocolError, ShellLog, shell_log_level_name, shell_msg)
 from pynimbus.worker.multilang.topology_context import topology_context_json
 
 log = logging.getLogger(__name__)
-
-_LOG_LEVELS = {"TRACE": 5, "DEBUG": logging.DEBUG, "INFO": logging.INFO,
-               "WARN": logging.WARNING, "ERROR": logging.ERROR}
-
 
 class InProcessStartError(Exception):
     """A component's ``initialize`` (or pystorm's set-up) raised; the message has the
@@ -93,7 +90,7 @@ class InProcessComponent(ComponentHost):
         if action is None:
             return
         if isinstance(action, ShellLog):
-            self._logger.log(_LOG_LEVELS[shell_log_level_name(action.level)],
+            self._logger.log(PYTHON_LEVELS[shell_log_level_name(action.level)],
                              "ShellLog %s %s", self.process_info(), action.msg)
             return
         try:

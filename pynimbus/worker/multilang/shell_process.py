@@ -14,6 +14,7 @@ import random
 
 from twisted.internet import defer, error, protocol, task
 
+from pynimbus.worker.log_levels import PYTHON_LEVELS
 from pynimbus.worker.multilang.serializers import MultilangSerializerError
 from pynimbus.worker.multilang.shell_msg import (
     MultilangProtocolError,
@@ -37,8 +38,6 @@ HEARTBEAT_PERIOD_SECS = 1.0
 STDERR_TAIL_BYTES = 4096
 BOLT = "bolt"
 SPOUT = "spout"
-_PYTHON_LEVELS = {"TRACE": 5, "DEBUG": logging.DEBUG, "INFO": logging.INFO,
-                  "WARN": logging.WARNING, "ERROR": logging.ERROR}
 
 
 class ShellProcessDied(Exception):
@@ -232,7 +231,7 @@ class ShellProcess(protocol.ProcessProtocol):
     def _dispatch(self, action):
         if isinstance(action, ShellLog):
             self._shell_logger.log(
-                _PYTHON_LEVELS[shell_log_level_name(action.level)],
+                PYTHON_LEVELS[shell_log_level_name(action.level)],
                 "ShellLog %s %s", self._process_info(), action.msg,
             )
             return

@@ -18,8 +18,12 @@ import subprocess
 import tempfile
 import time
 
+from . import maven
+
 KEEP_ENV = "PYNIMBUS_ORACLE_KEEP"
 NO_JAVA = "no java executable (set JAVA_HOME or PYNIMBUS_ORACLE_JAVA)"
+# log4j2's asynchronous loggers, as bin/storm.py starts the UI and the logviewer
+ASYNC_SELECTOR = "org.apache.logging.log4j.core.async.AsyncLoggerContextSelector"
 
 # log4j2 loggers that keep ZooKeeper's and Curator's (shaded or not) INFO chatter out of a log.
 QUIET_LOGGERS = """\
@@ -59,6 +63,26 @@ def java_executable():
 def yaml_lines(conf):
     """``key: <JSON value>`` lines: JSON scalars, lists and maps are valid YAML flow values."""
     return "".join("%s: %s\n" % (key, json.dumps(value)) for key, value in sorted(conf.items()))
+
+
+def write_storm_yaml(directory, conf):
+    """``<directory>/storm.yaml`` with ``conf`` (:func:`yaml_lines`); its path."""
+    path = os.path.join(directory, "storm.yaml")
+    with open(path, "w") as f:
+        f.write(yaml_lines(conf))
+    return path
+
+
+def storm_1x_unavailable_reason(what="storm-core 1.2.4"):
+    """Why a Storm 1.2.4 daemon cannot run here (no java, or ``what``'s jars not served), or
+    None."""
+    if java_executable() is None:
+        return NO_JAVA
+    try:
+        maven.resolve_classpath(maven.STORM_1X)
+    except maven.MavenUnavailable as e:
+        return "%s unavailable: %s" % (what, e)
+    return None
 
 
 def terminate(process, timeout):

@@ -26,7 +26,7 @@ import subprocess
 import time
 
 from . import maven
-from .java_daemon import LOG4J2_XML, JavaDaemon, yaml_lines
+from .java_daemon import LOG4J2_XML, JavaDaemon, write_storm_yaml
 from nimbus_process import LOOPBACK, RawClient, RemoteError, free_port
 
 # Keys the harness sets for every Java Nimbus (besides ports, paths and ZooKeeper).
@@ -124,8 +124,7 @@ class JavaNimbus(JavaDaemon):
     def _write_files(self):
         for d in (self.local_dir, self.log_dir):
             os.makedirs(d, exist_ok=True)
-        with open(os.path.join(self.workdir, "storm.yaml"), "w") as f:
-            f.write(yaml_lines(self.storm_conf()))
+        write_storm_yaml(self.workdir, self.storm_conf())
         with open(os.path.join(self.workdir, "log4j2.xml"), "w") as f:
             f.write(LOG4J2_XML % {"log": self.log_path})
         write_hosts_file(os.path.join(self.workdir, "hosts"))
