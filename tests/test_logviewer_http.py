@@ -302,3 +302,43 @@ def test_a_worker_without_worker_yaml_is_not_found_for_anyone(guarded):
 def test_daemon_logs_are_not_checked(guarded):
     """Storm checks log users on worker logs only."""
     assert guarded.get("/daemonlog?file=nimbus.log", as_user("bob"))[0] == 200
+
+
+def test_a_file_gone_before_its_first_chunk_is_not_found(tmp_path):
+    """A download answered for a file that a cleanup removes before its first chunk is
+    read: the client gets the 404 it would have got a moment later, not an empty 200."""
+    from twisted.internet import defer
+    from twisted.web.test.requesthelper import DummyRequest
+
+    from pynimbus.logviewer.server import FileProducer
+
+    request = DummyRequest([b"download"])
+    request.setHeader(b"content-disposition", b"attachment")
+    producer = FileProducer(str(tmp_path / "gone.log"), request, [],
+                            lambda f, *a: defer.maybeDeferred(f, *a))
+    request.registerProducer(producer, False)
+    producer.resumeProducing()
+    assert request.responseCode == 404 and request.finished
+    assert b"".join(request.written) == b"Page not found"
+    assert not request.responseHeaders.hasHeader(b"content-disposition")
+    assert request.responseHeaders.getRawHeaders(b"content-type") == [
+        b"text/html;charset=utf-8"]
+
+
+def test_a_file_read_to_its_end_is_sent_whole(tmp_path):
+    from twisted.internet import defer
+    from twisted.web.test.requesthelper import DummyRequest
+
+    from pynimbus.logviewer.server import FileProducer
+
+    path = tmp_path / "worker.log"
+    path.write_bytes(b"x" * (FileProducer.CHUNK + 10))
+    request = DummyRequest([b"download"])
+    producer = FileProducer(str(path), request, [], lambda f, *a: defer.maybeDeferred(f, *a))
+    request.registerProducer(producer, False)
+    for _ in range(5):  # two chunks, then the end
+        if request.finished:
+            break
+        producer.resumeProducing()
+    assert request.finished and request.responseCode in (None, 200)
+    assert b"".join(request.written) == path.read_bytes()

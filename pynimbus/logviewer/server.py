@@ -34,7 +34,7 @@ from twisted.web import resource, server
 from pynimbus.common.ports import PortInUse, port_in_use_message
 from pynimbus.common.static_files import read_static_files
 from pynimbus.logviewer import cleanup
-from pynimbus.logviewer.answers import LogviewerAnswers
+from pynimbus.logviewer.answers import PAGE_NOT_FOUND, LogviewerAnswers, text_answer
 from pynimbus.logviewer.paths import url_decode
 
 log = logging.getLogger(__name__)
@@ -184,6 +184,7 @@ class FileProducer(object):
         self.finished = finished
         self.run_blocking = run_blocking
         self.file = None
+        self.sent = False  # a chunk went out (the status and headers with it)
 
     def read_chunk(self):
         if self.file is None:
@@ -204,6 +205,7 @@ class FileProducer(object):
         if self.finished:
             self.close()
         elif chunk:
+            self.sent = True
             self.request.write(chunk)
         else:
             self.done()
@@ -211,6 +213,14 @@ class FileProducer(object):
     def failed(self, failure):
         self.reading = False
         log.warning("sending %s stopped: %s", self.path, failure.getErrorMessage())
+        if not self.sent and not self.finished:
+            # gone between the answer and its first chunk (a cleanup, a rotation): answer
+            # what the request would have got a moment later
+            gone = text_answer(404, PAGE_NOT_FOUND)
+            self.request.setResponseCode(gone.status)
+            self.request.responseHeaders.removeHeader(b"content-disposition")
+            self.request.setHeader(b"content-type", gone.content_type.encode("latin-1"))
+            self.request.write(gone.body)
         self.done()
 
     def done(self):
